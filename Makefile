@@ -1,0 +1,41 @@
+# The two commands of the README: `make bench` and `make test`.
+# Both install missing Debian packages, configure and build first.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build test bench check-sanitizers clean
+
+all: build
+
+deps:
+	@cmake/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSI_WERROR=ON $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The quick profile (harness/profiles/quick.toml): every configuration, one pair,
+# a few minutes; results, figures and summary in results/quick/<host>-<UTC time>/.
+bench: build
+	$(BUILD)/bin/sibench run --profile quick --build $(BUILD) --out results
+
+# AddressSanitizer + UBSan, then ThreadSanitizer: the unit and integration tests
+# again in two more build trees (CI runs this after `make test`).
+check-sanitizers: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSI_WERROR=ON -DSI_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L 'unit|integration' -LE mpich
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSI_WERROR=ON -DSI_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L tsan -E '^hydra\.'
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

@@ -1,0 +1,284 @@
+/*
+ * mpi.h of the SmartInterrupts runtime (libsimpi).
+ *
+ * Standard MPI names and semantics for the subset this runtime implements.
+ * Handles are integers; the bits above bit 26 tell which kind of object a
+ * handle names, so a communicator passed where a datatype is expected is
+ * reported as such instead of being misread.
+ */
+#ifndef SI_MPI_H
+#define SI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define SI_MPI 1 /* lets a program tell this runtime from another MPI */
+
+/* ---- handle types ------------------------------------------------------ */
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef int MPI_Info;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int si_cancelled;
+    long long si_count; /* bytes received */
+} MPI_Status;
+
+typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+
+/* ---- handle values ----------------------------------------------------- */
+#define SI_HANDLE_KIND_SHIFT 26
+#define MPI_COMM_NULL ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
+#define MPI_COMM_SELF ((MPI_Comm)0x04000002)
+
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x08000000)
+#define MPI_CHAR ((MPI_Datatype)0x08000001)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x08000002)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x08000003)
+#define MPI_BYTE ((MPI_Datatype)0x08000004)
+#define MPI_WCHAR ((MPI_Datatype)0x08000005)
+#define MPI_SHORT ((MPI_Datatype)0x08000006)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x08000007)
+#define MPI_INT ((MPI_Datatype)0x08000008)
+#define MPI_UNSIGNED ((MPI_Datatype)0x08000009)
+#define MPI_LONG ((MPI_Datatype)0x0800000a)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x0800000b)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)0x0800000c)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x0800000d)
+#define MPI_FLOAT ((MPI_Datatype)0x0800000e)
+#define MPI_DOUBLE ((MPI_Datatype)0x0800000f)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x08000010)
+#define MPI_INT8_T ((MPI_Datatype)0x08000011)
+#define MPI_INT16_T ((MPI_Datatype)0x08000012)
+#define MPI_INT32_T ((MPI_Datatype)0x08000013)
+#define MPI_INT64_T ((MPI_Datatype)0x08000014)
+#define MPI_UINT8_T ((MPI_Datatype)0x08000015)
+#define MPI_UINT16_T ((MPI_Datatype)0x08000016)
+#define MPI_UINT32_T ((MPI_Datatype)0x08000017)
+#define MPI_UINT64_T ((MPI_Datatype)0x08000018)
+#define MPI_C_BOOL ((MPI_Datatype)0x08000019)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x0800001a)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x0800001b)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0800001c)
+#define MPI_AINT ((MPI_Datatype)0x0800001d)
+#define MPI_OFFSET ((MPI_Datatype)0x0800001e)
+#define MPI_COUNT ((MPI_Datatype)0x0800001f)
+#define MPI_FLOAT_INT ((MPI_Datatype)0x08000020)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x08000021)
+#define MPI_LONG_INT ((MPI_Datatype)0x08000022)
+#define MPI_2INT ((MPI_Datatype)0x08000023)
+#define MPI_SHORT_INT ((MPI_Datatype)0x08000024)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x08000025)
+
+#define MPI_OP_NULL ((MPI_Op)0x0c000000)
+#define MPI_MAX ((MPI_Op)0x0c000001)
+#define MPI_MIN ((MPI_Op)0x0c000002)
+#define MPI_SUM ((MPI_Op)0x0c000003)
+#define MPI_PROD ((MPI_Op)0x0c000004)
+#define MPI_LAND ((MPI_Op)0x0c000005)
+#define MPI_BAND ((MPI_Op)0x0c000006)
+#define MPI_LOR ((MPI_Op)0x0c000007)
+#define MPI_BOR ((MPI_Op)0x0c000008)
+#define MPI_LXOR ((MPI_Op)0x0c000009)
+#define MPI_BXOR ((MPI_Op)0x0c00000a)
+#define MPI_MAXLOC ((MPI_Op)0x0c00000b)
+#define MPI_MINLOC ((MPI_Op)0x0c00000c)
+#define MPI_REPLACE ((MPI_Op)0x0c00000d)
+#define MPI_NO_OP ((MPI_Op)0x0c00000e)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x10000000)
+
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x14000002)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x14000003)
+
+#define MPI_GROUP_NULL ((MPI_Group)0x18000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x18000001)
+
+#define MPI_INFO_NULL ((MPI_Info)0x20000000)
+
+/* ---- special values ---------------------------------------------------- */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID 0x24000000
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+/* Predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD). */
+#define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Results of MPI_Comm_compare. */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* ---- error classes ----------------------------------------------------- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_NO_MEM 20
+#define MPI_ERR_KEYVAL 21
+#define MPI_ERR_INFO 22
+#define MPI_ERR_WIN 23
+#define MPI_ERR_RMA_SYNC 24
+#define MPI_ERR_PROC_ABORTED 25
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* ---- environment ------------------------------------------------------- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Get_processor_name(char *name, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+int MPI_Pcontrol(const int level, ...);
+
+/* ---- errors ------------------------------------------------------------ */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                               MPI_Errhandler *errhandler);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+
+/* ---- communicators ----------------------------------------------------- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+
+/* ---- point-to-point ---------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Request_free(MPI_Request *request);
+
+/* ---- datatypes --------------------------------------------------------- */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+
+/* ---- collectives ------------------------------------------------------- */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SI_MPI_H */

@@ -1,0 +1,226 @@
+// Collective entry points: argument checks (MPI_IN_PLACE only where the
+// standard allows it, root-only arguments checked at the root only), then the
+// collective layer, whose errors are reported with its description.
+#include "api/errors.hpp"
+#include "api/runtime.hpp"
+#include "datatype/op.hpp"
+
+namespace si::api {
+
+namespace {
+
+bool in_place(const void* buffer) { return buffer == MPI_IN_PLACE; }
+
+int start(Call& call, MPI_Comm comm, Communicator*& c) {
+    if (int rc = call.initialized()) return rc;
+    return call.communicator(comm, c);
+}
+
+int refuse_in_place(Call& call, const void* buffer, const char* argument, const char* where) {
+    if (!in_place(buffer)) return MPI_SUCCESS;
+    return call.fail(MPI_ERR_BUFFER, "{} is MPI_IN_PLACE, which is allowed {}", argument, where);
+}
+
+// Turns the collective layer's result into the call's result.
+int finish(Call& call, int error_class, const std::string& detail) {
+    if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
+    return call.fail(error_class, "{}", detail.empty() ? "the collective failed" : detail);
+}
+
+std::size_t bytes_of(int count, const datatype::Type& type) {
+    return static_cast<std::size_t>(count) * type.extent;
+}
+
+int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, const datatype::Type*& type,
+                     const datatype::Op*& reduction) {
+    if (int rc = call.message(in_place(sendbuf) ? recvbuf : sendbuf, count, datatype, type,
+                              in_place(sendbuf) ? "recvbuf" : "sendbuf"))
+        return rc;
+    return call.reduction(op, *type, reduction);
+}
+
+}  // namespace
+
+}  // namespace si::api
+
+using namespace si::api;
+namespace coll = si::coll;
+using si::datatype::Type;
+
+extern "C" {
+
+int MPI_Barrier(MPI_Comm comm) {
+    Call call("MPI_Barrier");
+    Communicator* c = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    std::string detail;
+    return finish(call, coll::barrier(collective_context(*c, &detail)), detail);
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    Call call("MPI_Bcast");
+    Communicator* c = nullptr;
+    const Type* type = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
+    std::string detail;
+    return finish(call,
+                  coll::bcast(collective_context(*c, &detail), buffer, bytes_of(count, *type), root),
+                  detail);
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) {
+    Call call("MPI_Reduce");
+    Communicator* c = nullptr;
+    const Type* type = nullptr;
+    const si::datatype::Op* reduction = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    if (!is_root)
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "at the root only")) return rc;
+    if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
+        return rc;
+    if (is_root) {
+        if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
+        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    }
+    std::string detail;
+    return finish(call,
+                  coll::reduce(collective_context(*c, &detail), sendbuf, recvbuf, count, *type,
+                               *reduction, root),
+                  detail);
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+    Call call("MPI_Allreduce");
+    Communicator* c = nullptr;
+    const Type* type = nullptr;
+    const si::datatype::Op* reduction = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
+        return rc;
+    if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
+    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    std::string detail;
+    return finish(call,
+                  coll::allreduce(collective_context(*c, &detail), sendbuf, recvbuf, count, *type,
+                                  *reduction),
+                  detail);
+}
+
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    Call call("MPI_Gather");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
+    // send arguments are ignored.
+    const bool skip_send = is_root && in_place(sendbuf);
+    if (!is_root)
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "at the root only")) return rc;
+    if (!skip_send)
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (is_root) {
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    }
+    std::string detail;
+    return finish(call,
+                  coll::gather(collective_context(*c, &detail), sendbuf,
+                               skip_send ? 0 : bytes_of(sendcount, *stype), recvbuf,
+                               is_root ? bytes_of(recvcount, *rtype) : 0, root),
+                  detail);
+}
+
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    Call call("MPI_Scatter");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
+    const bool skip_receive = is_root && in_place(recvbuf);
+    if (!is_root)
+        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "at the root only")) return rc;
+    if (is_root) {
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
+    }
+    if (!skip_receive)
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+    std::string detail;
+    return finish(call,
+                  coll::scatter(collective_context(*c, &detail), sendbuf,
+                                is_root ? bytes_of(sendcount, *stype) : 0, recvbuf,
+                                skip_receive ? 0 : bytes_of(recvcount, *rtype), root),
+                  detail);
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    Call call("MPI_Allgather");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (!in_place(sendbuf))
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                              "recvtype"))
+        return rc;
+    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    std::string detail;
+    return finish(call,
+                  coll::allgather(collective_context(*c, &detail), sendbuf,
+                                  in_place(sendbuf) ? 0 : bytes_of(sendcount, *stype), recvbuf,
+                                  bytes_of(recvcount, *rtype)),
+                  detail);
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    Call call("MPI_Alltoall");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start(call, comm, c)) return rc;
+    if (!in_place(sendbuf))
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                              "recvtype"))
+        return rc;
+    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    std::string detail;
+    return finish(call,
+                  coll::alltoall(collective_context(*c, &detail), sendbuf,
+                                 in_place(sendbuf) ? 0 : bytes_of(sendcount, *stype), recvbuf,
+                                 bytes_of(recvcount, *rtype)),
+                  detail);
+}
+
+}  // extern "C"

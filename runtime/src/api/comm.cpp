@@ -1,0 +1,186 @@
+// Communicator entry points.
+#include <algorithm>
+#include <cstring>
+
+#include "api/errors.hpp"
+#include "api/runtime.hpp"
+#include "coll/collectives.hpp"
+#include "p2p/tuple.hpp"
+
+using namespace si::api;
+
+namespace {
+
+// Context pair allocation and the new communicator's installation.
+int create(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
+           bool member, MPI_Comm* newcomm) {
+    Runtime& runtime = *Runtime::get();
+    std::uint16_t pair = 0;
+    if (int rc = runtime.communicators.allocate_pair(parent, pair))
+        return call.fail(rc, "no communicator context id is free on every member of {} "
+                             "(too many communicators alive; free some with MPI_Comm_free)",
+                         parent.name.empty() ? "the parent communicator" : parent.name);
+    if (!member) {
+        runtime.communicators.release_pair(pair);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    auto communicator = std::make_unique<Communicator>();
+    communicator->world_of = std::move(world_of);
+    communicator->rank = rank;
+    communicator->pair = pair;
+    communicator->errhandler = parent.errhandler;
+    *newcomm = runtime.communicators.add(std::move(communicator));
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+    Call call("MPI_Comm_rank");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(rank, "rank")) return rc;
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+    Call call("MPI_Comm_size");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(size, "size")) return rc;
+    *size = c->size();
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    Call call("MPI_Comm_dup");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(newcomm, "newcomm")) return rc;
+    return create(call, *c, c->world_of, c->rank, true, newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    Call call("MPI_Comm_split");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(newcomm, "newcomm")) return rc;
+    if (color < 0 && color != MPI_UNDEFINED)
+        return call.fail(MPI_ERR_ARG, "color is {}; it must be 0 or more, or MPI_UNDEFINED", color);
+
+    struct Entry {
+        int color, key;
+    };
+    const Entry mine{color, key};
+    std::vector<Entry> all(static_cast<std::size_t>(c->size()));
+    if (int rc = si::coll::allgather(collective_context(*c), &mine, sizeof mine, all.data(), sizeof mine))
+        return call.fail(rc, "exchanging colors and keys failed");
+
+    // Members of my color ordered by key, ties broken by rank in the parent.
+    std::vector<int> members;
+    for (int r = 0; r < c->size(); ++r)
+        if (all[r].color == color) members.push_back(r);
+    std::stable_sort(members.begin(), members.end(),
+                     [&](int a, int b) { return all[a].key < all[b].key; });
+    std::vector<int> world_of;
+    int new_rank = 0;
+    for (int r : members) {
+        if (r == c->rank) new_rank = static_cast<int>(world_of.size());
+        world_of.push_back(c->world_of[r]);
+    }
+    return create(call, *c, std::move(world_of), new_rank, color != MPI_UNDEFINED, newcomm);
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+    Call call("MPI_Comm_free");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(comm, "comm")) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(*comm, c)) return rc;
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return call.fail(MPI_ERR_COMM, "comm is {}, which cannot be freed", c->name);
+    Runtime::get()->communicators.remove(*comm);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+    Call call("MPI_Comm_compare");
+    if (int rc = call.initialized()) return rc;
+    Communicator* a = nullptr;
+    Communicator* b = nullptr;
+    if (int rc = call.communicator(comm1, a)) return rc;
+    if (int rc = call.communicator(comm2, b)) return rc;
+    if (int rc = call.not_null(result, "result")) return rc;
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+    } else if (a->world_of == b->world_of) {
+        *result = MPI_CONGRUENT;
+    } else {
+        std::vector<int> x = a->world_of, y = b->world_of;
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+    Call call("MPI_Comm_set_name");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(comm_name, "comm_name")) return rc;
+    c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+    Call call("MPI_Comm_get_name");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(comm_name, "comm_name")) return rc;
+    if (int rc = call.not_null(resultlen, "resultlen")) return rc;
+    std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
+    *resultlen = static_cast<int>(c->name.size());
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+    Call call("MPI_Comm_get_attr");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(attribute_val, "attribute_val")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    static const int tag_ub = si::p2p::kMaxTag;
+    static const int host = MPI_PROC_NULL;
+    static const int io = MPI_ANY_SOURCE;  // every rank can do I/O
+    static const int wtime_is_global = 0;
+    const int* value = nullptr;
+    switch (keyval) {
+        case MPI_TAG_UB: value = &tag_ub; break;
+        case MPI_HOST: value = &host; break;
+        case MPI_IO: value = &io; break;
+        case MPI_WTIME_IS_GLOBAL: value = &wtime_is_global; break;
+        default:
+            return call.fail(MPI_ERR_KEYVAL,
+                             "keyval {:#x} is not a predefined attribute (MPI_TAG_UB, MPI_HOST, "
+                             "MPI_IO, MPI_WTIME_IS_GLOBAL) and user attributes are not supported",
+                             keyval);
+    }
+    std::memcpy(attribute_val, &value, sizeof value);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

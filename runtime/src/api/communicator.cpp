@@ -1,0 +1,136 @@
+#include "api/communicator.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "api/handles.hpp"
+#include "api/runtime.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/op.hpp"
+
+namespace si::api {
+
+namespace {
+
+constexpr int kMaskWords = CommunicatorTable::kMaxCommunicators / 64;
+// Pairs 0 and 1 belong to MPI_COMM_WORLD and MPI_COMM_SELF.
+constexpr std::uint16_t kWorldPair = 0;
+constexpr std::uint16_t kSelfPair = 1;
+
+constexpr int handle_index_of_pair(std::uint16_t pair) { return pair + 1; }
+static_assert(handle_index_of_pair(kWorldPair) == (MPI_COMM_WORLD & kIndexMask));
+static_assert(handle_index_of_pair(kSelfPair) == (MPI_COMM_SELF & kIndexMask));
+
+}  // namespace
+
+void CommunicatorTable::reset(int world_rank, int world_size) {
+    std::lock_guard lock(mutex_);
+    free_pairs_.assign(kMaskWords, ~std::uint64_t{0});
+    free_pairs_[0] &= ~std::uint64_t{3};
+
+    auto world = std::make_unique<Communicator>();
+    world->handle = MPI_COMM_WORLD;
+    world->world_of.resize(world_size);
+    for (int r = 0; r < world_size; ++r) world->world_of[r] = r;
+    world->rank = world_rank;
+    world->pair = kWorldPair;
+    world->name = "MPI_COMM_WORLD";
+    slots_[handle_index(MPI_COMM_WORLD)].store(world.release());
+
+    auto self = std::make_unique<Communicator>();
+    self->handle = MPI_COMM_SELF;
+    self->world_of = {world_rank};
+    self->rank = 0;
+    self->pair = kSelfPair;
+    self->name = "MPI_COMM_SELF";
+    slots_[handle_index(MPI_COMM_SELF)].store(self.release());
+}
+
+void CommunicatorTable::clear() {
+    std::lock_guard lock(mutex_);
+    for (int i = 0; i <= kMaxCommunicators; ++i) delete slots_[i].exchange(nullptr);
+}
+
+Communicator* CommunicatorTable::find(MPI_Comm handle) {
+    if (!is_kind(handle, HandleKind::communicator)) return nullptr;
+    const int index = handle_index(handle);
+    if (index <= 0 || index > kMaxCommunicators) return nullptr;
+    return slots_[index].load(std::memory_order_acquire);
+}
+
+MPI_Comm CommunicatorTable::add(std::unique_ptr<Communicator> communicator) {
+    std::lock_guard lock(mutex_);
+    // Handle index = context pair + 1 (index 0 is MPI_COMM_NULL): pairs are
+    // unique among this process's live communicators, so handles are too.
+    const int index = handle_index_of_pair(communicator->pair);
+    communicator->handle = make_handle(HandleKind::communicator, index);
+    slots_[index].store(communicator.release(), std::memory_order_release);
+    return make_handle(HandleKind::communicator, index);
+}
+
+void CommunicatorTable::remove(MPI_Comm handle) {
+    Communicator* communicator = find(handle);
+    if (communicator == nullptr) return;
+    slots_[handle_index(handle)].store(nullptr, std::memory_order_release);
+    release_pair(communicator->pair);
+    delete communicator;
+}
+
+void CommunicatorTable::release_pair(std::uint16_t pair) {
+    std::lock_guard lock(mutex_);
+    free_pairs_[pair / 64] |= std::uint64_t{1} << (pair % 64);
+}
+
+int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& pair) {
+    const datatype::Type* type = datatype::lookup(MPI_UINT64_T);
+    const datatype::Op* band = datatype::lookup_op(MPI_BAND);
+    // The free-pair mask plus a status word: bit 0 clear when a member has no
+    // free pair, bit 1 set by members that offered their mask. Every member
+    // sees the same AND, so all fail together or all retry together.
+    std::vector<std::uint64_t> offer(kMaskWords + 1);
+    std::vector<std::uint64_t> agreed(kMaskWords + 1);
+    for (;;) {
+        bool offering = false;
+        {
+            std::lock_guard lock(mutex_);
+            const auto lowest_waiting =
+                std::min_element(waiting_parents_.begin(), waiting_parents_.end());
+            offering = !mask_taken_ && (lowest_waiting == waiting_parents_.end() ||
+                                        *lowest_waiting >= parent.pair);
+            if (offering) {
+                mask_taken_ = true;
+                std::copy(free_pairs_.begin(), free_pairs_.end(), offer.begin());
+                offer[kMaskWords] = 2 | std::any_of(free_pairs_.begin(), free_pairs_.end(),
+                                                    [](std::uint64_t w) { return w != 0; });
+            } else {
+                std::fill(offer.begin(), offer.end(), 0);
+                offer[kMaskWords] = 1;
+                waiting_parents_.push_back(parent.pair);
+            }
+        }
+        const int rc = coll::allreduce(collective_context(parent), offer.data(), agreed.data(),
+                                       kMaskWords + 1, *type, *band);
+
+        std::lock_guard lock(mutex_);
+        if (offering) {
+            mask_taken_ = false;
+        } else {
+            waiting_parents_.erase(
+                std::find(waiting_parents_.begin(), waiting_parents_.end(), parent.pair));
+        }
+        if (rc != MPI_SUCCESS) return rc;
+        if ((agreed[kMaskWords] & 1) == 0) return MPI_ERR_OTHER;  // a member has none left
+        for (int word = 0; word < kMaskWords; ++word) {
+            if (agreed[word] == 0) continue;
+            const int bit = __builtin_ctzll(agreed[word]);
+            pair = static_cast<std::uint16_t>(word * 64 + bit);
+            free_pairs_[word] &= ~(std::uint64_t{1} << bit);
+            return MPI_SUCCESS;
+        }
+        if (agreed[kMaskWords] & 2) return MPI_ERR_OTHER;  // every member offered: no common id
+        // A member's mask was lent to another allocation: try again.
+        std::this_thread::yield();
+    }
+}
+
+}  // namespace si::api

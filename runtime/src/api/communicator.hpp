@@ -1,0 +1,68 @@
+// Communicators: a group of world ranks, a pair of context ids (one for
+// point-to-point traffic, one for collectives, so the two never match each
+// other), and the error handler that reports errors raised on it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mpi.h"
+#include "p2p/engine.hpp"
+
+namespace si::api {
+
+struct Communicator {
+    MPI_Comm handle = MPI_COMM_NULL;
+    std::vector<int> world_of;  // communicator rank -> world rank
+    int rank = 0;
+    std::uint16_t pair = 0;     // context pair: p2p context 2*pair, collectives 2*pair + 1
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;
+
+    int size() const { return static_cast<int>(world_of.size()); }
+    std::uint16_t p2p_context() const { return static_cast<std::uint16_t>(2 * pair); }
+    std::uint16_t coll_context() const { return static_cast<std::uint16_t>(2 * pair + 1); }
+    p2p::CommRef ref() const { return p2p::CommRef{p2p_context(), rank, world_of}; }
+};
+
+// All communicators of the process. Every call looks one up, so lookups are a
+// single atomic load; creation and removal take a mutex.
+class CommunicatorTable {
+public:
+    // Installs MPI_COMM_WORLD and MPI_COMM_SELF.
+    void reset(int world_rank, int world_size);
+    void clear();
+
+    // nullptr for MPI_COMM_NULL, freed or foreign handles.
+    Communicator* find(MPI_Comm handle);
+    // Takes ownership; returns the new handle.
+    MPI_Comm add(std::unique_ptr<Communicator> communicator);
+    void remove(MPI_Comm handle);
+
+    // Agrees with the other members of parent on a context pair no member uses.
+    // Collective over parent. Returns an MPI error class.
+    int allocate_pair(const Communicator& parent, std::uint16_t& pair);
+    void release_pair(std::uint16_t pair);
+
+    static constexpr int kMaxCommunicators = (p2p::kMaxContext + 1) / 2;
+
+private:
+    std::mutex mutex_;
+    // Handle index (context pair + 1) -> communicator; slot 0 is MPI_COMM_NULL.
+    std::unique_ptr<std::atomic<Communicator*>[]> slots_ =
+        std::make_unique<std::atomic<Communicator*>[]>(kMaxCommunicators + 1);
+    // Context pairs in use by this process; a set bit means free.
+    std::vector<std::uint64_t> free_pairs_;
+    // Only one allocation at a time may offer this process's free pairs (an
+    // allocation that cannot offers zeros and tries again); among waiting
+    // allocations the one on the parent with the lowest context goes first,
+    // which is the same on every process and so cannot livelock.
+    bool mask_taken_ = false;
+    std::vector<std::uint16_t> waiting_parents_;
+};
+
+}  // namespace si::api

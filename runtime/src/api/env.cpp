@@ -1,0 +1,174 @@
+// Environment entry points: start-up, shutdown, abort, clocks, memory.
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+#include "api/errors.hpp"
+#include "api/runtime.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
+
+using namespace si::api;
+
+namespace {
+
+std::mutex g_init_mutex;
+
+int initialize(const char* function, int required, int* provided) {
+    std::lock_guard lock(g_init_mutex);
+    if (Runtime::get() != nullptr || Runtime::finalized_flag()) {
+        si::log::error("{} called {}", function,
+                       Runtime::finalized_flag() ? "after MPI_Finalize" : "a second time");
+        abort_job(1, "MPI initialized twice");
+    }
+    try {
+        Runtime::start(required);
+    } catch (const std::exception& e) {
+        // No communicator and so no error handler exists yet: this is fatal.
+        si::log::error("{}: {}", function, e.what());
+        std::fflush(stdout);
+        ::_exit(1);
+    }
+    if (provided != nullptr) *provided = Runtime::get()->thread_level;
+    return MPI_SUCCESS;
+}
+
+void copy_out(const std::string& text, char* out, int capacity, int* length) {
+    const auto n = std::min<std::size_t>(text.size(), static_cast<std::size_t>(capacity - 1));
+    std::memcpy(out, text.data(), n);
+    out[n] = '\0';
+    *length = static_cast<int>(n);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int*, char***) { return initialize("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
+
+int MPI_Init_thread(int*, char***, int required, int* provided) {
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+        si::log::error("MPI_Init_thread: required = {} is not a thread level (valid: "
+                       "MPI_THREAD_SINGLE=0 .. MPI_THREAD_MULTIPLE=3)",
+                       required);
+        ::_exit(1);
+    }
+    if (provided == nullptr) {
+        si::log::error("MPI_Init_thread: provided is NULL");
+        ::_exit(1);
+    }
+    return initialize("MPI_Init_thread", required, provided);
+}
+
+int MPI_Finalize(void) {
+    Call call("MPI_Finalize");
+    if (int rc = call.initialized()) return rc;
+    std::lock_guard lock(g_init_mutex);
+    try {
+        Runtime::stop();
+    } catch (const std::exception& e) {
+        return call.fail(MPI_ERR_OTHER, "{}", e.what());
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int* flag) {
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = Runtime::get() != nullptr || Runtime::finalized_flag();
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = Runtime::finalized_flag();
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int* provided) {
+    Call call("MPI_Query_thread");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(provided, "provided")) return rc;
+    *provided = Runtime::get()->thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int* flag) {
+    Call call("MPI_Is_thread_main");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    *flag = std::this_thread::get_id() == Runtime::get()->main_thread;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+    Call call("MPI_Abort");
+    if (int rc = call.initialized()) return rc;
+    si::log::error("MPI_Abort(communicator {:#x}, errorcode {}) ends the job", comm, errorcode);
+    abort_job(errorcode, "MPI_Abort");
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+    if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+    if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    copy_out("SmartInterrupts runtime (libsimpi), MPI 3.1 subset", version,
+             MPI_MAX_LIBRARY_VERSION_STRING, resultlen);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+    Call call("MPI_Get_processor_name");
+    if (int rc = call.not_null(name, "name")) return rc;
+    if (int rc = call.not_null(resultlen, "resultlen")) return rc;
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    ::gethostname(host, sizeof host - 1);
+    copy_out(host, name, MPI_MAX_PROCESSOR_NAME, resultlen);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+double MPI_Wtick(void) {
+    timespec resolution{};
+    ::clock_getres(CLOCK_MONOTONIC, &resolution);
+    return static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
+}
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+    Call call("MPI_Alloc_mem");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(baseptr, "baseptr")) return rc;
+    if (size < 0) return call.fail(MPI_ERR_ARG, "size is {}; it must be 0 or more", size);
+    if (info != MPI_INFO_NULL)
+        return call.fail(MPI_ERR_INFO, "info must be MPI_INFO_NULL (this runtime has no info keys)");
+    // Cache-line aligned so that a later registration with a NIC covers whole lines.
+    void* memory = nullptr;
+    if (::posix_memalign(&memory, 64, static_cast<std::size_t>(size > 0 ? size : 1)) != 0)
+        return call.fail(MPI_ERR_NO_MEM, "cannot allocate {} bytes", size);
+    std::memcpy(baseptr, &memory, sizeof memory);
+    return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void* base) {
+    Call call("MPI_Free_mem");
+    if (int rc = call.initialized()) return rc;
+    std::free(base);
+    return MPI_SUCCESS;
+}
+
+int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+
+}  // extern "C"

@@ -1,0 +1,117 @@
+// Error handlers and error strings.
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "api/errors.hpp"
+#include "api/handles.hpp"
+#include "api/runtime.hpp"
+
+namespace si::api {
+
+namespace {
+
+// User error handlers; handle index = 16 + position. Never shrinks, so
+// handles stay unique; freed entries become nullptr.
+constexpr int kFirstUserIndex = 16;
+std::mutex g_mutex;
+std::vector<MPI_Comm_errhandler_function*> g_user;
+
+bool is_predefined(MPI_Errhandler handle) {
+    return handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN ||
+           handle == MPI_ERRORS_ABORT;
+}
+
+}  // namespace
+
+MPI_Comm_errhandler_function* user_errhandler(MPI_Errhandler handle) {
+    if (!is_kind(handle, HandleKind::errhandler)) return nullptr;
+    const int position = handle_index(handle) - kFirstUserIndex;
+    std::lock_guard lock(g_mutex);
+    if (position < 0 || position >= static_cast<int>(g_user.size())) return nullptr;
+    return g_user[position];
+}
+
+}  // namespace si::api
+
+using namespace si::api;
+
+extern "C" {
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    Call call("MPI_Comm_set_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (!is_predefined(errhandler) && user_errhandler(errhandler) == nullptr)
+        return call.fail(MPI_ERR_ARG,
+                         "errhandler {:#x} is not an error handler (use MPI_ERRORS_ARE_FATAL, "
+                         "MPI_ERRORS_RETURN, MPI_ERRORS_ABORT or one from "
+                         "MPI_Comm_create_errhandler)",
+                         errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    Call call("MPI_Comm_get_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(errhandler, "errhandler")) return rc;
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+    Call call("MPI_Comm_create_errhandler");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(reinterpret_cast<const void*>(function), "function")) return rc;
+    if (int rc = call.not_null(errhandler, "errhandler")) return rc;
+    std::lock_guard lock(g_mutex);
+    g_user.push_back(function);
+    *errhandler = make_handle(HandleKind::errhandler,
+                              kFirstUserIndex + static_cast<int>(g_user.size()) - 1);
+    return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+    Call call("MPI_Errhandler_free");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(errhandler, "errhandler")) return rc;
+    // Predefined handlers may be "freed" (the handle just becomes null).
+    if (!is_predefined(*errhandler)) {
+        if (user_errhandler(*errhandler) == nullptr)
+            return call.fail(MPI_ERR_ARG, "errhandler {:#x} is not a live error handler",
+                             *errhandler);
+        // Communicators still using it keep working: the function is kept.
+    }
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+    if (string == nullptr || resultlen == nullptr || error_class_of(errorcode) < 0) {
+        if (string != nullptr && resultlen != nullptr) {
+            *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d",
+                                       errorcode);
+        }
+        return MPI_ERR_ARG;
+    }
+    const std::string text = error_string(errorcode);
+    const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
+    std::memcpy(string, text.data(), n);
+    string[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int* errorclass) {
+    if (errorclass == nullptr) return MPI_ERR_ARG;
+    const int error_class = error_class_of(errorcode);
+    if (error_class < 0) return MPI_ERR_ARG;
+    *errorclass = error_class;
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,234 @@
+#include "api/errors.hpp"
+
+#include <array>
+#include <mutex>
+
+#include "api/handles.hpp"
+#include "api/runtime.hpp"
+#include "base/log.hpp"
+#include "p2p/tuple.hpp"
+
+namespace si::api {
+
+namespace {
+
+constexpr int kClassSpan = 128;
+constexpr int kMessageSlots = 64;
+
+struct StoredMessage {
+    int code = 0;
+    std::string text;
+};
+
+std::mutex g_messages_mutex;
+std::array<StoredMessage, kMessageSlots> g_messages;
+int g_next_slot = 0;
+
+const char* class_text(int error_class) {
+    switch (error_class) {
+        case MPI_SUCCESS: return "no error";
+        case MPI_ERR_BUFFER: return "invalid buffer pointer";
+        case MPI_ERR_COUNT: return "invalid count argument";
+        case MPI_ERR_TYPE: return "invalid datatype";
+        case MPI_ERR_TAG: return "invalid tag";
+        case MPI_ERR_COMM: return "invalid communicator";
+        case MPI_ERR_RANK: return "invalid rank";
+        case MPI_ERR_REQUEST: return "invalid request";
+        case MPI_ERR_ROOT: return "invalid root";
+        case MPI_ERR_GROUP: return "invalid group";
+        case MPI_ERR_OP: return "invalid reduction operation";
+        case MPI_ERR_TOPOLOGY: return "invalid topology";
+        case MPI_ERR_DIMS: return "invalid dimension argument";
+        case MPI_ERR_ARG: return "invalid argument";
+        case MPI_ERR_UNKNOWN: return "unknown error";
+        case MPI_ERR_TRUNCATE: return "message truncated: the receive buffer is too small";
+        case MPI_ERR_OTHER: return "other error";
+        case MPI_ERR_INTERN: return "internal error";
+        case MPI_ERR_IN_STATUS: return "error code is in the status";
+        case MPI_ERR_PENDING: return "request pending";
+        case MPI_ERR_NO_MEM: return "out of memory";
+        case MPI_ERR_KEYVAL: return "invalid attribute key";
+        case MPI_ERR_INFO: return "invalid info object";
+        case MPI_ERR_WIN: return "invalid window";
+        case MPI_ERR_RMA_SYNC: return "wrong synchronization of RMA calls";
+        case MPI_ERR_PROC_ABORTED: return "a process of the job was aborted";
+        default: return nullptr;
+    }
+}
+
+std::string describe_comm(const Communicator& comm) {
+    if (!comm.name.empty()) return comm.name;
+    return fmt::format("communicator {:#x}", comm.handle);
+}
+
+}  // namespace
+
+int make_error_code(int error_class, std::string message) {
+    std::lock_guard lock(g_messages_mutex);
+    const int slot = g_next_slot;
+    g_next_slot = (g_next_slot + 1) % kMessageSlots;
+    const int code = error_class + kClassSpan * (slot + 1);
+    g_messages[slot] = StoredMessage{code, std::move(message)};
+    return code;
+}
+
+int error_class_of(int code) {
+    if (code < 0) return -1;
+    const int error_class = code % kClassSpan;
+    if (class_text(error_class) == nullptr) return -1;
+    if (code >= kClassSpan * (kMessageSlots + 1)) return -1;
+    return error_class;
+}
+
+std::string error_string(int code) {
+    const int error_class = error_class_of(code);
+    if (error_class < 0) return fmt::format("unknown error code {}", code);
+    if (code >= kClassSpan) {
+        std::lock_guard lock(g_messages_mutex);
+        const StoredMessage& stored = g_messages[code / kClassSpan - 1];
+        if (stored.code == code) return stored.text;
+    }
+    return class_text(error_class);
+}
+
+int invoke_errhandler(MPI_Comm comm, int code) {
+    Runtime* runtime = Runtime::get();
+    Communicator* communicator = runtime ? runtime->communicators.find(comm) : nullptr;
+    const MPI_Errhandler handler =
+        communicator ? communicator->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (handler == MPI_ERRORS_RETURN) return code;
+    if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
+        if (MPI_Comm_errhandler_function* function = user_errhandler(handler)) {
+            MPI_Comm target = comm;
+            int argument = code;
+            function(&target, &argument);
+            return code;
+        }
+    }
+    log::error("{}", error_string(code));
+    abort_job(1, "an MPI call failed under MPI_ERRORS_ARE_FATAL");
+}
+
+int Call::report(int error_class, const std::string& detail) {
+    return invoke_errhandler(error_comm_,
+                             make_error_code(error_class, fmt::format("{}: {}", function_, detail)));
+}
+
+int Call::initialized() {
+    if (Runtime::get() != nullptr) return MPI_SUCCESS;
+    // No error handler exists yet (or any more): report and end the process.
+    log::error("{} called {}", function_,
+               Runtime::finalized_flag() ? "after MPI_Finalize" : "before MPI_Init");
+    abort_job(1, "MPI call outside MPI_Init ... MPI_Finalize");
+}
+
+int Call::communicator(MPI_Comm handle, Communicator*& out) {
+    if (handle == MPI_COMM_NULL)
+        return fail(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+    if (!is_kind(handle, HandleKind::communicator))
+        return fail(MPI_ERR_COMM, "communicator argument {:#x} is {}", handle, kind_name(handle));
+    out = Runtime::get()->communicators.find(handle);
+    if (out == nullptr)
+        return fail(MPI_ERR_COMM, "communicator {:#x} does not exist (freed?)", handle);
+    error_comm_ = handle;
+    return MPI_SUCCESS;
+}
+
+int Call::datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument) {
+    if (handle == MPI_DATATYPE_NULL)
+        return fail(MPI_ERR_TYPE, "{} is MPI_DATATYPE_NULL", argument);
+    if (!is_kind(handle, HandleKind::datatype))
+        return fail(MPI_ERR_TYPE, "{} {:#x} is {}", argument, handle, kind_name(handle));
+    out = datatype::lookup(handle);
+    if (out == nullptr)
+        return fail(MPI_ERR_TYPE, "{} {:#x} does not exist (freed?)", argument, handle);
+    if (!out->committed)
+        return fail(MPI_ERR_TYPE, "{} {} is not committed; call MPI_Type_commit first", argument,
+                    out->name);
+    return MPI_SUCCESS;
+}
+
+int Call::reduction(MPI_Op handle, const datatype::Type& type, const datatype::Op*& out) {
+    if (handle == MPI_OP_NULL) return fail(MPI_ERR_OP, "op is MPI_OP_NULL");
+    out = datatype::lookup_op(handle);
+    if (out == nullptr)
+        return fail(MPI_ERR_OP, "op {:#x} is not an existing operation ({})", handle,
+                    kind_name(handle));
+    if (!datatype::reduction_valid(*out, type))
+        return fail(MPI_ERR_OP, "op {}", datatype::reduction_error(*out, type));
+    return MPI_SUCCESS;
+}
+
+int Call::count(int value, const char* argument) {
+    if (value < 0) return fail(MPI_ERR_COUNT, "{} is {}; it must be 0 or more", argument, value);
+    return MPI_SUCCESS;
+}
+
+int Call::buffer(const void* buffer, int count, const char* argument) {
+    if (buffer == nullptr && count > 0)
+        return fail(MPI_ERR_BUFFER, "{} is NULL while the count is {}", argument, count);
+    return MPI_SUCCESS;
+}
+
+int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type,
+                  const datatype::Type*& out, const char* buffer_name, const char* count_name,
+                  const char* type_name) {
+    if (int rc = count(count_value, count_name)) return rc;
+    if (int rc = datatype(type, out, type_name)) return rc;
+    if (out->size == 0) return MPI_SUCCESS;
+    return buffer(buffer_pointer, count_value, buffer_name);
+}
+
+int Call::destination(const Communicator& comm, int rank, const char* argument) {
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.size())) return MPI_SUCCESS;
+    return fail(MPI_ERR_RANK, "invalid {} {}: {} has {} ranks (valid: 0..{} or MPI_PROC_NULL)",
+                argument, rank, describe_comm(comm), comm.size(), comm.size() - 1);
+}
+
+int Call::source(const Communicator& comm, int rank, const char* argument) {
+    if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.size()))
+        return MPI_SUCCESS;
+    return fail(MPI_ERR_RANK,
+                "invalid {} {}: {} has {} ranks (valid: 0..{}, MPI_ANY_SOURCE or MPI_PROC_NULL)",
+                argument, rank, describe_comm(comm), comm.size(), comm.size() - 1);
+}
+
+int Call::root(const Communicator& comm, int rank) {
+    if (rank >= 0 && rank < comm.size()) return MPI_SUCCESS;
+    return fail(MPI_ERR_ROOT, "invalid root {}: {} has {} ranks (valid: 0..{})", rank,
+                describe_comm(comm), comm.size(), comm.size() - 1);
+}
+
+int Call::send_tag(int tag, const char* argument) {
+    if (tag >= 0 && tag <= p2p::kMaxTag) return MPI_SUCCESS;
+    return fail(MPI_ERR_TAG, "invalid {} {}: tags of a send range from 0 to MPI_TAG_UB = {}",
+                argument, tag, p2p::kMaxTag);
+}
+
+int Call::receive_tag(int tag, const char* argument) {
+    if (tag == MPI_ANY_TAG || (tag >= 0 && tag <= p2p::kMaxTag)) return MPI_SUCCESS;
+    return fail(MPI_ERR_TAG,
+                "invalid {} {}: tags of a receive range from 0 to MPI_TAG_UB = {}, or MPI_ANY_TAG",
+                argument, tag, p2p::kMaxTag);
+}
+
+int Call::not_null(const void* pointer, const char* argument) {
+    if (pointer != nullptr) return MPI_SUCCESS;
+    return fail(MPI_ERR_ARG, "{} is NULL", argument);
+}
+
+const char* kind_name(int handle) {
+    switch (static_cast<unsigned>(handle) >> SI_HANDLE_KIND_SHIFT) {
+        case 1: return "a communicator";
+        case 2: return "a datatype";
+        case 3: return "an operation";
+        case 4: return "a request";
+        case 5: return "an error handler";
+        case 6: return "a group";
+        case 7: return "a window";
+        case 8: return "an info object";
+        default: return "not a handle of this MPI library";
+    }
+}
+
+}  // namespace si::api

@@ -1,0 +1,73 @@
+// Error codes, error handlers, and the argument checks of every MPI call.
+//
+// An error code is its class plus 128 times a slot number in a small ring of
+// recent messages, so that MPI_Error_string can return the full message that
+// was built where the error was found ("MPI_Send: invalid dest 7: ...") while
+// MPI_Error_class still recovers the class.
+//
+// Each entry point creates a Call and runs its checks in order; a check
+// returns MPI_SUCCESS (0) or an error code already passed to the error
+// handler, so entry points read
+//     if (int rc = call.count(count)) return rc;
+#pragma once
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "api/communicator.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/op.hpp"
+#include "mpi.h"
+
+namespace si::api {
+
+// Stores the message and returns a code that carries the class.
+int make_error_code(int error_class, std::string message);
+// Class of any code, or -1 if the code is not valid.
+int error_class_of(int code);
+// The message of a code (or the generic text of its class).
+std::string error_string(int code);
+
+// Applies a communicator's error handler to an error code: fatal handlers
+// print the message and end the job; MPI_ERRORS_RETURN returns the code.
+int invoke_errhandler(MPI_Comm comm, int code);
+
+class Call {
+public:
+    explicit Call(const char* function) : function_(function) {}
+
+    const char* function() const { return function_; }
+    // Errors found after the communicator is known go to its handler.
+    void set_error_comm(MPI_Comm comm) { error_comm_ = comm; }
+
+    template <typename... Args>
+    int fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
+        return report(error_class, fmt::format(format, std::forward<Args>(args)...));
+    }
+    int report(int error_class, const std::string& detail);
+
+    int initialized();
+    int communicator(MPI_Comm handle, Communicator*& out);
+    int datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument = "datatype");
+    // The operator exists and is defined for the type.
+    int reduction(MPI_Op handle, const datatype::Type& type, const datatype::Op*& out);
+    int count(int value, const char* argument = "count");
+    int buffer(const void* buffer, int count, const char* argument = "buf");
+    // A whole message description: buffer, count and committed datatype.
+    int message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
+                const char* buffer_name = "buf", const char* count_name = "count",
+                const char* type_name = "datatype");
+    int destination(const Communicator& comm, int rank, const char* argument = "dest");
+    int source(const Communicator& comm, int rank, const char* argument = "source");
+    int root(const Communicator& comm, int rank);
+    int send_tag(int tag, const char* argument = "tag");
+    int receive_tag(int tag, const char* argument = "tag");
+    int not_null(const void* pointer, const char* argument);
+
+private:
+    const char* function_;
+    MPI_Comm error_comm_ = MPI_COMM_WORLD;
+};
+
+}  // namespace si::api

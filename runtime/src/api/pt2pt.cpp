@@ -1,0 +1,207 @@
+// Point-to-point entry points: argument checks, then the p2p engine.
+#include <cstdint>
+
+#include "api/errors.hpp"
+#include "api/requests.hpp"
+#include "api/runtime.hpp"
+#include "base/cpu.hpp"
+
+namespace si::api {
+
+namespace {
+
+// The checks every send shares; fills comm and type on success.
+int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, Communicator*& c, const datatype::Type*& type) {
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.message(buf, count, datatype, type)) return rc;
+    if (int rc = call.destination(*c, dest)) return rc;
+    return call.send_tag(tag);
+}
+
+int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type) {
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.message(buf, count, datatype, type)) return rc;
+    if (int rc = call.source(*c, source)) return rc;
+    return call.receive_tag(tag);
+}
+
+std::size_t message_bytes(int count, const datatype::Type& type) {
+    return static_cast<std::size_t>(count) * type.extent;
+}
+
+int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out) {
+    Call call(function);
+    Communicator* c = nullptr;
+    const datatype::Type* type = nullptr;
+    if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
+    out = Runtime::get()->engine->isend(buf, message_bytes(count, *type), dest, tag, c->ref(),
+                                        c->p2p_context(), mode);
+    out->owner = comm;
+    return MPI_SUCCESS;
+}
+
+int start_receive(const char* function, void* buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, bool blocking, p2p::Request*& out) {
+    Call call(function);
+    Communicator* c = nullptr;
+    const datatype::Type* type = nullptr;
+    if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
+    out = Runtime::get()->engine->irecv(buf, message_bytes(count, *type), source, tag, c->ref(),
+                                        c->p2p_context(), blocking);
+    out->owner = comm;
+    return MPI_SUCCESS;
+}
+
+int blocking(const char* function, p2p::Request* request, MPI_Status* status) {
+    Runtime::get()->engine->wait(request);
+    return finish_request(function, request, status);
+}
+
+}  // namespace
+
+}  // namespace si::api
+
+using namespace si::api;
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    si::p2p::Request* request = nullptr;
+    if (int rc = start_send("MPI_Send", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::standard, request))
+        return rc;
+    return blocking("MPI_Send", request, MPI_STATUS_IGNORE);
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    si::p2p::Request* request = nullptr;
+    if (int rc = start_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::synchronous, request))
+        return rc;
+    return blocking("MPI_Ssend", request, MPI_STATUS_IGNORE);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+    Call call("MPI_Isend");
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* started = nullptr;
+    if (int rc = start_send("MPI_Isend", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::standard, started))
+        return rc;
+    *request = handle_of(started);
+    return MPI_SUCCESS;
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    Call call("MPI_Issend");
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* started = nullptr;
+    if (int rc = start_send("MPI_Issend", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::synchronous, started))
+        return rc;
+    *request = handle_of(started);
+    return MPI_SUCCESS;
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
+    si::p2p::Request* request = nullptr;
+    if (int rc = start_receive("MPI_Recv", buf, count, datatype, source, tag, comm, true, request))
+        return rc;
+    return blocking("MPI_Recv", request, status);
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+    Call call("MPI_Irecv");
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* started = nullptr;
+    if (int rc = start_receive("MPI_Irecv", buf, count, datatype, source, tag, comm, false, started))
+        return rc;
+    *request = handle_of(started);
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
+    // Check everything before starting anything, so an error leaves nothing posted.
+    Call call("MPI_Sendrecv");
+    Communicator* c = nullptr;
+    const si::datatype::Type* stype = nullptr;
+    const si::datatype::Type* rtype = nullptr;
+    if (int rc = check_send(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, c, stype))
+        return rc;
+    if (int rc = check_receive(call, recvbuf, recvcount, recvtype, source, recvtag, comm, c, rtype))
+        return rc;
+    si::p2p::Engine& engine = *Runtime::get()->engine;
+    // Receive first: a peer doing the same then finds its message expected.
+    si::p2p::Request* receive = engine.irecv(recvbuf, message_bytes(recvcount, *rtype), source,
+                                             recvtag, c->ref(), c->p2p_context(), true);
+    si::p2p::Request* send = engine.isend(sendbuf, message_bytes(sendcount, *stype), dest, sendtag,
+                                          c->ref(), c->p2p_context(), si::p2p::SendMode::standard);
+    receive->owner = send->owner = comm;
+    engine.wait(send);
+    engine.wait(receive);
+    const int send_rc = finish_request("MPI_Sendrecv", send, MPI_STATUS_IGNORE);
+    const int receive_rc = finish_request("MPI_Sendrecv", receive, status);
+    return send_rc != MPI_SUCCESS ? send_rc : receive_rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    Call call("MPI_Iprobe");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.source(*c, source)) return rc;
+    if (int rc = call.receive_tag(tag)) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    auto found = Runtime::get()->engine->iprobe(source, tag, c->ref(), c->p2p_context());
+    *flag = found.has_value();
+    if (found) fill_status(status, *found, true);
+    return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    Call call("MPI_Probe");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.source(*c, source)) return rc;
+    if (int rc = call.receive_tag(tag)) return rc;
+    si::p2p::Engine& engine = *Runtime::get()->engine;
+    for (;;) {
+        // iprobe runs a progress pass itself before it looks.
+        if (auto found = engine.iprobe(source, tag, c->ref(), c->p2p_context())) {
+            fill_status(status, *found, true);
+            return MPI_SUCCESS;
+        }
+        si::cpu_relax();
+    }
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+    Call call("MPI_Get_count");
+    if (int rc = call.not_null(status, "status")) return rc;
+    if (int rc = call.not_null(count, "count")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.datatype(datatype, type)) return rc;
+    if (type->extent == 0) {
+        *count = status->si_count == 0 ? 0 : MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    const long long elements = status->si_count / static_cast<long long>(type->extent);
+    *count = status->si_count % static_cast<long long>(type->extent) == 0 && elements <= INT32_MAX
+                 ? static_cast<int>(elements)
+                 : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

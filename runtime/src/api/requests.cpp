@@ -1,0 +1,284 @@
+// Completion calls: Wait, Test and their any/some/all forms, Request_free.
+#include "api/requests.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "api/errors.hpp"
+#include "api/handles.hpp"
+#include "api/runtime.hpp"
+#include "base/cpu.hpp"
+
+namespace si::api {
+
+namespace {
+
+void set_empty_status(MPI_Status* status) {
+    if (status == MPI_STATUS_IGNORE) return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->si_cancelled = 0;
+    status->si_count = 0;
+}
+
+// One handle; MPI_REQUEST_NULL gives nullptr. position is the index in an
+// array argument, or -1 for a single request.
+int resolve_one(Call& call, MPI_Request handle, p2p::Request*& out, int position = -1) {
+    out = nullptr;
+    if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    if (is_kind(handle, HandleKind::request) && handle_index(handle) > 0)
+        out = Runtime::get()->engine->find(static_cast<std::uint32_t>(handle_index(handle) - 1));
+    if (out != nullptr && !out->detached) return MPI_SUCCESS;
+    const std::string argument =
+        position < 0 ? "request" : fmt::format("array_of_requests[{}]", position);
+    return call.fail(MPI_ERR_REQUEST,
+                     "{} = {:#x} is not an active request (it completed or was freed{})",
+                     argument, handle,
+                     is_kind(handle, HandleKind::request) ? "" : fmt::format("; it is {}", kind_name(handle)));
+}
+
+// An array of handles. The vector is the caller's (thread-local) scratch, so
+// completion calls do not allocate.
+int resolve(Call& call, int count, const MPI_Request handles[], std::vector<p2p::Request*>& out) {
+    if (int rc = call.count(count)) return rc;
+    if (count > 0)
+        if (int rc = call.not_null(handles, "array_of_requests")) return rc;
+    out.assign(static_cast<std::size_t>(count), nullptr);
+    for (int i = 0; i < count; ++i)
+        if (int rc = resolve_one(call, handles[i], out[i], i)) return rc;
+    return MPI_SUCCESS;
+}
+
+bool is_receive(const p2p::Request* request) { return request->kind == p2p::Request::Kind::receive; }
+
+bool is_done(const p2p::Request* request) {
+    return request->complete.load(std::memory_order_acquire);
+}
+
+// Completes request i of an array: status (with MPI_ERROR when asked), pool, handle.
+int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
+    const p2p::Completion result = request->result;
+    fill_status(status, result, is_receive(request));
+    if (set_error && status != MPI_STATUS_IGNORE) status->MPI_ERROR = result.error;
+    Runtime::get()->engine->release(request);
+    *handle = MPI_REQUEST_NULL;
+    return result.error;
+}
+
+// Progress until pred() holds.
+template <typename Predicate>
+void progress_until(Predicate pred) {
+    p2p::Engine& engine = *Runtime::get()->engine;
+    while (!pred())
+        if (engine.progress() == 0) cpu_relax();
+}
+
+}  // namespace
+
+MPI_Request handle_of(const p2p::Request* request) {
+    return make_handle(HandleKind::request, static_cast<int>(request->index) + 1);
+}
+
+void fill_status(MPI_Status* status, const p2p::Completion& completion, bool receive) {
+    if (status == MPI_STATUS_IGNORE) return;
+    if (receive) {
+        status->MPI_SOURCE = completion.source;
+        status->MPI_TAG = completion.tag;
+    }
+    status->si_cancelled = 0;
+    status->si_count = static_cast<long long>(completion.bytes);
+}
+
+int finish_request(const char* function, p2p::Request* request, MPI_Status* status) {
+    const MPI_Comm owner = request->owner;
+    MPI_Request ignored;
+    const int error = harvest(request, &ignored, status, false);
+    if (error == MPI_SUCCESS) return MPI_SUCCESS;
+    Call call(function);
+    call.set_error_comm(owner);
+    return call.report(error, error == MPI_ERR_TRUNCATE
+                                  ? "message truncated: the receive buffer is smaller than the "
+                                    "message that matched it"
+                                  : "the operation failed (see the error above)");
+}
+
+}  // namespace si::api
+
+using namespace si::api;
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    Call call("MPI_Wait");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* r = nullptr;
+    if (int rc = resolve_one(call, *request, r)) return rc;
+    if (r == nullptr) {
+        set_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    Runtime::get()->engine->wait(r);
+    *request = MPI_REQUEST_NULL;
+    return finish_request("MPI_Wait", r, status);
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    Call call("MPI_Test");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(request, "request")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    si::p2p::Request* r = nullptr;
+    if (int rc = resolve_one(call, *request, r)) return rc;
+    if (r == nullptr) {
+        *flag = 1;
+        set_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    *flag = Runtime::get()->engine->test(r);
+    if (!*flag) return MPI_SUCCESS;
+    *request = MPI_REQUEST_NULL;
+    return finish_request("MPI_Test", r, status);
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    Call call("MPI_Waitall");
+    if (int rc = call.initialized()) return rc;
+    thread_local std::vector<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, r)) return rc;
+    for (si::p2p::Request* request : r)
+        if (request != nullptr) Runtime::get()->engine->wait(request);
+    bool failed = false;
+    MPI_Comm failed_comm = MPI_COMM_WORLD;
+    for (int i = 0; i < count; ++i) {
+        MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (r[i] == nullptr) {
+            set_empty_status(status);
+            continue;
+        }
+        const MPI_Comm owner = r[i]->owner;
+        if (harvest(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
+            failed = true;
+            failed_comm = owner;
+        }
+    }
+    if (!failed) return MPI_SUCCESS;
+    call.set_error_comm(failed_comm);
+    return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+    Call call("MPI_Testall");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    thread_local std::vector<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, r)) return rc;
+    Runtime::get()->engine->progress();
+    *flag = std::all_of(r.begin(), r.end(),
+                        [](const si::p2p::Request* q) { return q == nullptr || is_done(q); });
+    if (!*flag) return MPI_SUCCESS;
+    return MPI_Waitall(count, requests, statuses);
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+    Call call("MPI_Waitany");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(index, "index")) return rc;
+    thread_local std::vector<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, r)) return rc;
+    if (std::all_of(r.begin(), r.end(), [](const si::p2p::Request* q) { return q == nullptr; })) {
+        *index = MPI_UNDEFINED;
+        set_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    int done = -1;
+    progress_until([&] {
+        for (int i = 0; i < count; ++i)
+            if (r[i] != nullptr && is_done(r[i])) {
+                done = i;
+                return true;
+            }
+        return false;
+    });
+    *index = done;
+    requests[done] = MPI_REQUEST_NULL;
+    return finish_request("MPI_Waitany", r[done], status);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+    Call call("MPI_Testany");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(index, "index")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    thread_local std::vector<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, r)) return rc;
+    Runtime::get()->engine->progress();
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+        if (r[i] == nullptr) continue;
+        any_active = true;
+        if (!is_done(r[i])) continue;
+        *flag = 1;
+        *index = i;
+        requests[i] = MPI_REQUEST_NULL;
+        return finish_request("MPI_Testany", r[i], status);
+    }
+    *flag = !any_active;
+    *index = MPI_UNDEFINED;
+    if (!any_active) set_empty_status(status);
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+    Call call("MPI_Waitsome");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(outcount, "outcount")) return rc;
+    if (incount > 0)
+        if (int rc = call.not_null(indices, "array_of_indices")) return rc;
+    thread_local std::vector<si::p2p::Request*> r;
+    if (int rc = resolve(call, incount, requests, r)) return rc;
+    if (std::all_of(r.begin(), r.end(), [](const si::p2p::Request* q) { return q == nullptr; })) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    progress_until([&] {
+        return std::any_of(r.begin(), r.end(),
+                           [](const si::p2p::Request* q) { return q != nullptr && is_done(q); });
+    });
+    int completed = 0;
+    bool failed = false;
+    MPI_Comm failed_comm = MPI_COMM_WORLD;
+    for (int i = 0; i < incount; ++i) {
+        if (r[i] == nullptr || !is_done(r[i])) continue;
+        MPI_Status* status =
+            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[completed];
+        const MPI_Comm owner = r[i]->owner;
+        if (harvest(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
+            failed = true;
+            failed_comm = owner;
+        }
+        indices[completed++] = i;
+    }
+    *outcount = completed;
+    if (!failed) return MPI_SUCCESS;
+    call.set_error_comm(failed_comm);
+    return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
+}
+
+int MPI_Request_free(MPI_Request* request) {
+    Call call("MPI_Request_free");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(request, "request")) return rc;
+    if (*request == MPI_REQUEST_NULL)
+        return call.fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+    si::p2p::Request* r = nullptr;
+    if (int rc = resolve_one(call, *request, r)) return rc;
+    Runtime::get()->engine->release(r);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,171 @@
+#include "api/runtime.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "base/error.hpp"
+#include "base/log.hpp"
+#include "coll/collectives.hpp"
+#include "transport/shm/shm_transport.hpp"
+
+namespace si::api {
+
+std::atomic<Runtime*> Runtime::instance_{nullptr};
+std::atomic<bool> Runtime::finalized_{false};
+
+namespace {
+
+// The largest body the protocol sends besides eager payloads (an RTS or a FIN).
+constexpr std::size_t kControlBodyBytes = 64;
+
+}  // namespace
+
+void Runtime::start(int required_thread_level) {
+    auto runtime = std::unique_ptr<Runtime>(new Runtime);
+    runtime->thread_level = std::min(required_thread_level, MPI_THREAD_MULTIPLE);
+    runtime->main_thread = std::this_thread::get_id();
+    runtime->bring_up();
+    instance_.store(runtime.release(), std::memory_order_release);
+}
+
+void Runtime::bring_up() {
+    settings = config::load(config::process_environment());
+    bootstrap = bootstrap::connect();
+    log::set_rank(bootstrap->rank());
+    if (bootstrap->rank() == 0)
+        for (const std::string& warning : config::unknown_variable_warnings(config::environment_names()))
+            log::warn("{}", warning);
+
+    locality = node::discover_locality(*bootstrap, settings.node_size);
+    for (int r = 0; r < locality.world_size; ++r)
+        if (!locality.same_host(r))
+            fail("rank {} runs on another host than rank {} ({}), and this build has no network "
+                 "transport: run all ranks on one host",
+                 r, locality.world_rank, locality.host_name);
+
+    // Shared-memory set-up in three fenced steps: the first rank of the host
+    // creates the segments; everyone maps them and fills its rank block; the
+    // creator unlinks the names, after which no crash can leave them behind.
+    transport::shm::Layout layout{locality.local_size(), settings.shm_cells,
+                                  std::max(settings.eager_limit, kControlBodyBytes)};
+    const bool creator = locality.local_index() == 0;
+    SharedSegment shm_segment;
+    if (creator) {
+        region = node::Region::create(bootstrap->job_id(), layout.local_size, layout.icb_slots());
+        shm_segment = transport::shm::ShmTransport::create_segment(bootstrap->job_id(), layout);
+    }
+    bootstrap->fence();
+    if (!creator) {
+        region = node::Region::open(bootstrap->job_id());
+        shm_segment = transport::shm::ShmTransport::open_segment(bootstrap->job_id());
+    }
+    node::RankBlock& block = region.rank_block(locality.local_index());
+    block.pid = ::getpid();
+    block.world_rank = locality.world_rank;
+    if (::sched_getaffinity(0, sizeof block.affinity, &block.affinity) != 0) CPU_ZERO(&block.affinity);
+    transport::shm::ShmTransport::publish_probe(block);
+    bootstrap->fence();
+    if (creator) {
+        region.unlink();
+        shm_segment.unlink();
+    }
+    shm = std::make_unique<transport::shm::ShmTransport>(std::move(shm_segment), region, locality,
+                                                         layout);
+
+    progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock);
+    std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
+    engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
+                                           *progress_lock,
+                                           p2p::Engine::Options{settings.eager_limit,
+                                                                std::chrono::microseconds(settings.wait_spin_us)});
+    doorbell_backend = wake::make_backend(config::WakeBackend::futex);
+    progress_lock->set_doorbell(block.doorbell, *doorbell_backend);
+    engine->set_doorbell(block.doorbell, *doorbell_backend);
+    communicators.reset(locality.world_rank, locality.world_size);
+    if (settings.progress == config::ProgressMode::thread)
+        progress_thread = std::make_unique<progress::ProgressThread>(*engine);
+    if (settings.progress == config::ProgressMode::smart)
+        smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
+}
+
+void Runtime::stop() {
+    Runtime* runtime = instance_.load(std::memory_order_acquire);
+    if (runtime == nullptr) return;
+    // Every rank reaches this barrier only after its own sends completed, so
+    // after it nobody needs our memory or our receive slots any more.
+    Communicator* world = runtime->communicators.find(MPI_COMM_WORLD);
+    std::string detail;
+    if (coll::barrier(collective_context(*world, &detail)) != MPI_SUCCESS)
+        log::warn("MPI_Finalize: the closing barrier failed ({}); ending anyway", detail);
+    runtime->progress_thread.reset();
+    if (runtime->smart) runtime->smart->stop_helpers();
+    runtime->write_stats();
+    runtime->smart.reset();
+    runtime->bootstrap->finalize();
+    instance_.store(nullptr, std::memory_order_release);
+    finalized_.store(true, std::memory_order_relaxed);
+    runtime->communicators.clear();
+    delete runtime;
+}
+
+void Runtime::write_stats() const {
+    if (settings.stats.empty()) return;
+    const p2p::Stats& s = engine->stats();
+    std::vector<progress::Counter> counters = {
+        {"eager_sent", s.eager_sent},
+        {"eager_bytes", s.eager_bytes},
+        {"rendezvous_sent", s.rendezvous_sent},
+        {"rendezvous_bytes", s.rendezvous_bytes},
+        {"rdma_reads", s.rdma_reads},
+        {"rdma_read_bytes", s.rdma_read_bytes},
+        {"unexpected", s.unexpected},
+        {"send_retries", s.send_retries},
+        {"progress_calls", s.progress_calls},
+        {"progress_events", s.progress_events},
+        {"wait_sleeps", s.wait_sleeps},
+        {"wait_timeouts", s.wait_timeouts},
+        {"rts_to_read_count", s.rts_to_read_count},
+        {"rts_to_read_us_mean",
+         s.rts_to_read_count == 0 ? 0 : s.rts_to_read_ns_total / s.rts_to_read_count / 1000},
+        {"rts_to_read_us_max", s.rts_to_read_ns_max / 1000},
+    };
+    if (smart)
+        for (progress::Counter& counter : smart->counters()) counters.push_back(std::move(counter));
+    const int rank = locality.world_rank;
+    if (settings.stats == "1") {
+        std::string line = "counters:";
+        for (const auto& [name, value] : counters) line += fmt::format(" {}={}", name, value);
+        log::info("{}", line);
+        return;
+    }
+    // Written aside and renamed, so a reader never sees half a file.
+    const std::string path = fmt::format("{}.{}", settings.stats, rank);
+    const std::string partial = path + ".partial";
+    {
+        std::ofstream out(partial);
+        out << "rank,counter,value\n";
+        for (const auto& [name, value] : counters)
+            out << rank << ',' << name << ',' << value << '\n';
+        if (!out) {
+            log::warn("SI_STATS: could not write {}", partial);
+            return;
+        }
+    }
+    if (std::rename(partial.c_str(), path.c_str()) != 0)
+        log::warn("SI_STATS: could not rename {} to {}", partial, path);
+}
+
+void abort_job(int exit_code, std::string_view reason) {
+    Runtime* runtime = Runtime::get();
+    if (runtime != nullptr && runtime->bootstrap) runtime->bootstrap->abort(exit_code, reason);
+    // The process manager did not take the request (or there is none): at
+    // least end this process; sirun and Hydra end the others when it exits.
+    std::fflush(stdout);
+    ::_exit(exit_code == 0 ? 1 : exit_code);
+}
+
+}  // namespace si::api

@@ -1,0 +1,71 @@
+// The process-wide state behind the MPI API: created by MPI_Init, destroyed by
+// MPI_Finalize. Layers below know nothing of it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <thread>
+
+#include "api/communicator.hpp"
+#include "base/config.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "coll/collectives.hpp"
+#include "node/locality.hpp"
+#include "node/region.hpp"
+#include "p2p/engine.hpp"
+#include "progress/progress_thread.hpp"
+#include "progress/smart.hpp"
+#include "transport/transport.hpp"
+#include "wake/backends.hpp"
+
+namespace si::api {
+
+class Runtime {
+public:
+    // Brings the runtime up; throws si::Error with the reason if it cannot.
+    static void start(int required_thread_level);
+    // Tears it down (collective over MPI_COMM_WORLD).
+    static void stop();
+
+    // nullptr before MPI_Init and after MPI_Finalize.
+    static Runtime* get() { return instance_.load(std::memory_order_acquire); }
+    static bool finalized_flag() { return finalized_.load(std::memory_order_relaxed); }
+
+    config::Settings settings;
+    std::unique_ptr<bootstrap::Bootstrap> bootstrap;
+    node::Locality locality;
+    node::Region region;
+    std::unique_ptr<transport::Transport> shm;
+    std::unique_ptr<wake::Backend> doorbell_backend;  // declared before its users
+    std::unique_ptr<p2p::ProgressLock> progress_lock;
+    std::unique_ptr<p2p::Engine> engine;
+    std::unique_ptr<progress::ProgressThread> progress_thread;
+    std::unique_ptr<progress::SmartProgress> smart;
+    CommunicatorTable communicators;
+    int thread_level = MPI_THREAD_SINGLE;
+    std::thread::id main_thread;
+
+private:
+    Runtime() = default;
+    void bring_up();
+    void write_stats() const;
+
+    static std::atomic<Runtime*> instance_;
+    static std::atomic<bool> finalized_;
+};
+
+// The collective context of a communicator; `detail` receives the first
+// error's description.
+inline coll::Context collective_context(const Communicator& comm, std::string* detail = nullptr) {
+    return coll::Context{*Runtime::get()->engine, comm.ref(), comm.coll_context(), detail};
+}
+
+// Ends the whole job: asks the process manager to kill every rank, then exits.
+[[noreturn]] void abort_job(int exit_code, std::string_view reason);
+
+// The function of a user-created error handler, or nullptr.
+MPI_Comm_errhandler_function* user_errhandler(MPI_Errhandler handle);
+
+}  // namespace si::api

@@ -1,0 +1,220 @@
+#include "base/config.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <charconv>
+
+#include "base/error.hpp"
+
+extern char** environ;
+
+namespace si::config {
+
+namespace {
+
+using Apply = std::function<std::optional<std::string>(std::string_view, Settings&)>;
+
+// Byte counts accept a plain number or a k/m/g suffix (powers of 1024).
+std::optional<std::size_t> parse_bytes(std::string_view text) {
+    std::size_t multiplier = 1;
+    if (!text.empty()) {
+        switch (text.back()) {
+            case 'k': case 'K': multiplier = std::size_t{1} << 10; break;
+            case 'm': case 'M': multiplier = std::size_t{1} << 20; break;
+            case 'g': case 'G': multiplier = std::size_t{1} << 30; break;
+            default: break;
+        }
+        if (multiplier != 1) text.remove_suffix(1);
+    }
+    std::size_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+    return value * multiplier;
+}
+
+std::optional<long> parse_int(std::string_view text) {
+    long value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+    return value;
+}
+
+template <typename Enum>
+Apply choice(std::initializer_list<std::pair<std::string_view, Enum>> names, Enum Settings::*field) {
+    std::vector<std::pair<std::string_view, Enum>> table(names);
+    return [table, field](std::string_view text, Settings& out) -> std::optional<std::string> {
+        for (const auto& [name, value] : table)
+            if (name == text) {
+                out.*field = value;
+                return std::nullopt;
+            }
+        std::string valid;
+        for (const auto& entry : table) valid += (valid.empty() ? "" : ", ") + std::string(entry.first);
+        return fmt::format("valid values are {}", valid);
+    };
+}
+
+Apply int_in_range(int Settings::*field, long low, long high) {
+    return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
+        auto value = parse_int(text);
+        if (!value || *value < low || *value > high)
+            return fmt::format("expected an integer from {} to {}", low, high);
+        out.*field = static_cast<int>(*value);
+        return std::nullopt;
+    };
+}
+
+const std::vector<Knob>& table() {
+    static const std::vector<Knob> knobs = {
+        {"SI_PROGRESS", "none|thread|smart", "none",
+         "How messages progress while the application computes: none (only inside MPI "
+         "calls), thread (one polling progress thread per rank) or smart (SmartInterrupts: "
+         "helper processes wake a sleeping interrupt thread when a rendezvous request "
+         "arrives for a receive that asked for help).",
+         "progress",
+         choice<ProgressMode>({{"none", ProgressMode::none},
+                               {"thread", ProgressMode::thread},
+                               {"smart", ProgressMode::smart}},
+                              &Settings::progress)},
+        {"SI_HELPERS", "count", "1",
+         "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
+         "the node's rank count.",
+         "progress", int_in_range(&Settings::helpers, 1, 64)},
+        {"SI_WAKE", "futex", "futex",
+         "How a helper wakes an interrupt thread: futex on a word of the node region.",
+         "wake", choice<WakeBackend>({{"futex", WakeBackend::futex}}, &Settings::wake)},
+        {"SI_INTERRUPT_CPU", "rank|any", "rank",
+         "Where a rank's interrupt thread may run: rank (the CPUs the rank is bound to, as "
+         "in the thesis) or any (every CPU of the machine).",
+         "progress",
+         choice<InterruptPlacement>({{"rank", InterruptPlacement::rank},
+                                     {"any", InterruptPlacement::any}},
+                                    &Settings::interrupt_placement)},
+        {"SI_TRANSPORT", "auto|shm", "auto",
+         "Transport between ranks: auto picks shared memory between ranks of one host.",
+         "p2p",
+         choice<TransportChoice>({{"auto", TransportChoice::automatic},
+                                  {"shm", TransportChoice::shm}},
+                                 &Settings::transport)},
+        {"SI_EAGER_LIMIT", "bytes (k/m suffix)", "16384",
+         "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous.", "p2p",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             auto value = parse_bytes(text);
+             if (!value || *value > (std::size_t{64} << 20))
+                 return "expected a byte count up to 64m, for example 16384 or 64k";
+             out.eager_limit = *value;
+             return std::nullopt;
+         }},
+        {"SI_NODE_SIZE", "ranks", "(unset: one node per host)",
+         "Groups consecutive ranks into simulated nodes of this many ranks, so that "
+         "two-node experiments run on one host.",
+         "bootstrap", int_in_range(&Settings::node_size, 1, 1 << 20)},
+        {"SI_SHM_CELLS", "count", "32",
+         "Receive slots per pair of ranks in the shared-memory transport; each holds one "
+         "eager message or control message.",
+         "transport/shm", int_in_range(&Settings::shm_cells, 2, 4096)},
+        {"SI_WAIT_SPIN_US", "microseconds", "50",
+         "How long a blocked MPI call (MPI_Wait, MPI_Recv, ...) polls before it sleeps until "
+         "a message for its rank arrives; -1 polls forever. Sleeping frees the core for "
+         "ranks, helpers and interrupt threads when a node runs more threads than cores.",
+         "p2p", int_in_range(&Settings::wait_spin_us, -1, 10'000'000)},
+        {"SI_STATS", "1|path", "(unset: off)",
+         "Counters at MPI_Finalize: 1 prints a summary per rank on stderr, a path writes "
+         "CSV (one file per rank, the rank number appended).",
+         "api",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             out.stats = std::string(text);
+             return std::nullopt;
+         }},
+    };
+    return knobs;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::span<const Knob> knobs() { return table(); }
+
+Lookup process_environment() {
+    return [](std::string_view name) -> std::optional<std::string> {
+        const char* value = std::getenv(std::string(name).c_str());
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+    };
+}
+
+Settings load(const Lookup& lookup) {
+    Settings settings;
+    for (const Knob& knob : table()) {
+        auto text = lookup(knob.name);
+        if (!text || text->empty()) continue;
+        if (auto problem = knob.apply(*text, settings))
+            fail("{}={} is not valid: {}", knob.name, *text, *problem);
+    }
+    return settings;
+}
+
+std::vector<std::string> environment_names() {
+    std::vector<std::string> names;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        std::string_view text(*entry);
+        names.emplace_back(text.substr(0, text.find('=')));
+    }
+    return names;
+}
+
+namespace {
+
+// SI_* variables read by the suite's other programs, not by the runtime: the
+// compiler wrappers (SI_CC, SI_CXX) and the benchmarks (SI_BENCH_*).
+bool belongs_to_tools(std::string_view name) {
+    return name == "SI_CC" || name == "SI_CXX" || name.starts_with("SI_BENCH_");
+}
+
+}  // namespace
+
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names) {
+    std::vector<std::string> warnings;
+    for (const std::string& name : names) {
+        if (!name.starts_with("SI_") || belongs_to_tools(name)) continue;
+        const auto& knobs = table();
+        if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; }))
+            continue;
+        const Knob* nearest = &knobs.front();
+        for (const Knob& knob : knobs)
+            if (edit_distance(knob.name, name) < edit_distance(nearest->name, name)) nearest = &knob;
+        std::string warning = fmt::format("{} is not a setting of this runtime", name);
+        if (edit_distance(nearest->name, name) <= 3)
+            warning += fmt::format("; did you mean {}?", nearest->name);
+        warnings.push_back(std::move(warning));
+    }
+    return warnings;
+}
+
+std::string describe(const Settings&) {
+    std::string text;
+    auto lookup = process_environment();
+    for (const Knob& knob : table()) {
+        auto value = lookup(knob.name);
+        text += fmt::format("{:<16} {:<22} default {}{}\n    {}\n", knob.name, knob.type,
+                            knob.default_value,
+                            value ? fmt::format(", set to {}", *value) : std::string(), knob.help);
+    }
+    return text;
+}
+
+}  // namespace si::config

@@ -1,0 +1,68 @@
+// Every SI_* environment knob, declared once in one table (config.cpp),
+// parsed once at MPI_Init into an immutable Settings, listed by `sirun --info`
+// and documented in the README (a test checks the README against the table).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace si::config {
+
+enum class ProgressMode { none, thread, smart };
+enum class WakeBackend { futex };
+enum class InterruptPlacement { rank, any };
+enum class TransportChoice { automatic, shm };
+
+struct Settings {
+    ProgressMode progress = ProgressMode::none;
+    TransportChoice transport = TransportChoice::automatic;
+    std::size_t eager_limit = 16384;
+    // Ranks per simulated node; 0 means one node per host.
+    int node_size = 0;
+    // Receive slots (ring cells) per pair of ranks in the shared-memory transport.
+    int shm_cells = 32;
+    // SmartInterrupts: helper processes per node, how they wake interrupt
+    // threads, and where interrupt threads run.
+    int helpers = 1;
+    WakeBackend wake = WakeBackend::futex;
+    InterruptPlacement interrupt_placement = InterruptPlacement::rank;
+    // How long a blocked MPI call polls before it sleeps until a message
+    // arrives; negative: it never sleeps.
+    int wait_spin_us = 50;
+    // Empty: no counters; "1": summary on stderr; anything else: CSV path.
+    std::string stats;
+};
+
+struct Knob {
+    std::string_view name;
+    std::string_view type;  // what the value looks like, for help text
+    std::string_view default_value;
+    std::string_view help;
+    std::string_view owner;  // layer that reads it
+    // Parses text into the field; returns an error message naming valid values.
+    std::function<std::optional<std::string>(std::string_view text, Settings& out)> apply;
+};
+
+std::span<const Knob> knobs();
+
+// Looks variables up by name; the real environment by default.
+using Lookup = std::function<std::optional<std::string>(std::string_view name)>;
+Lookup process_environment();
+
+// Parses every knob; throws si::Error naming the variable, its value and what
+// would be valid.
+Settings load(const Lookup& lookup);
+
+// Warnings for SI_* variables that are not knobs, with a near-match suggestion.
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names);
+std::vector<std::string> environment_names();
+
+// The table as text (for `sirun --info`).
+std::string describe(const Settings& current);
+
+}  // namespace si::config

@@ -1,0 +1,55 @@
+#include "coll/channel.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace si::coll {
+
+void Channel::fail(int error, const std::string& what) {
+    if (error_ != MPI_SUCCESS) return;
+    error_ = error;
+    if (ctx_.detail != nullptr) *ctx_.detail = fmt::format("{}: {}", operation_, what);
+}
+
+void Channel::wait_send(p2p::Request* request) {
+    ctx_.engine.wait(request);
+    const int error = request->result.error;
+    ctx_.engine.release(request);
+    if (error != MPI_SUCCESS) fail(error, "a send of the collective failed");
+}
+
+void Channel::wait_recv(p2p::Request* request, std::size_t expected) {
+    ctx_.engine.wait(request);
+    const p2p::Completion result = request->result;
+    ctx_.engine.release(request);
+    if (result.error == MPI_ERR_TRUNCATE) {
+        fail(MPI_ERR_TRUNCATE,
+             fmt::format("rank {} received more than the {} bytes it expected from rank {} "
+                         "(counts or datatypes differ between ranks)",
+                         rank(), expected, result.source));
+    } else if (result.error != MPI_SUCCESS) {
+        fail(result.error, fmt::format("a receive from rank {} failed", result.source));
+    } else if (result.bytes != expected) {
+        fail(MPI_ERR_COUNT,
+             fmt::format("rank {} received {} bytes from rank {} where it expected {} "
+                         "(counts or datatypes differ between ranks)",
+                         rank(), result.bytes, result.source, expected));
+    }
+}
+
+void Channel::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
+    copy_bytes(to, from, std::min(capacity, bytes));
+    if (bytes > capacity)
+        fail(MPI_ERR_TRUNCATE,
+             fmt::format("rank {} sends {} bytes to itself into room for {} (send and receive "
+                         "counts or datatypes differ)",
+                         rank(), bytes, capacity));
+    else if (bytes < capacity)
+        fail(MPI_ERR_COUNT,
+             fmt::format("rank {} sends {} bytes to itself where {} are expected (send and "
+                         "receive counts or datatypes differ)",
+                         rank(), bytes, capacity));
+}
+
+}  // namespace si::coll

@@ -1,0 +1,87 @@
+// Blocking collectives over the point-to-point engine.
+//
+// Every message travels on the communicator's collective context, which the
+// API layer allocates next to its point-to-point context, so collective
+// traffic never matches a user's receive. Within that context each operation
+// has its own tag. Blocking collectives on one communicator are started in
+// the same order on every rank (MPI requires it), and the engine delivers
+// messages between two ranks in order, so successive calls cannot take each
+// other's messages.
+//
+// Buffers are described in bytes (count * extent: see datatype.hpp for why
+// that is the wire size), except for reductions, which need the datatype and
+// operator. MPI_IN_PLACE is accepted where the standard allows it.
+//
+// Every function returns an MPI error class. A receive that gets more bytes
+// than expected yields MPI_ERR_TRUNCATE and one that gets fewer yields
+// MPI_ERR_COUNT (both mean the ranks passed different counts or datatypes);
+// the rank carries on with the algorithm regardless, so that the other ranks
+// are not left waiting, and reports the first error at the end.
+//
+// Algorithms: dissemination barrier; binomial-tree broadcast and reduce
+// (ordered by rank for non-commutative operators); allreduce as reduce then
+// broadcast, so every rank gets bit-identical floating-point results; linear
+// gather and scatter with a bounded window of requests; ring allgather;
+// pairwise-exchange alltoall. At most kMaxOutstanding requests are in flight
+// per call, and temporaries come from one allocation per call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "datatype/datatype.hpp"
+#include "datatype/op.hpp"
+#include "p2p/engine.hpp"
+
+namespace si::coll {
+
+struct Context {
+    p2p::Engine& engine;
+    // By value (a few words): a Context may outlive the expression that made
+    // it, e.g. when returned from a helper that calls Communicator::ref().
+    p2p::CommRef comm;
+    std::uint16_t context;  // the communicator's collective context id
+    // If set, receives a description of the first error ("MPI_Bcast: ..."),
+    // for the API layer's error message.
+    std::string* detail = nullptr;
+};
+
+// Requests one rank keeps in flight at most during a linear gather/scatter.
+inline constexpr int kMaxOutstanding = 32;
+
+[[nodiscard]] int barrier(const Context& ctx);
+
+// `bytes` must be the same on every rank.
+[[nodiscard]] int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root);
+
+// send may be MPI_IN_PLACE at the root (the input is then in recv); recv is
+// used at the root only.
+[[nodiscard]] int reduce(const Context& ctx, const void* send, void* recv, int count,
+                         const datatype::Type& type, const datatype::Op& op, int root);
+
+// send may be MPI_IN_PLACE (the input is then in recv).
+[[nodiscard]] int allreduce(const Context& ctx, const void* send, void* recv, int count,
+                            const datatype::Type& type, const datatype::Op& op);
+
+// recv (size * recv_bytes_per_rank bytes, rank i's block at i *
+// recv_bytes_per_rank) is used at the root only; send may be MPI_IN_PLACE at
+// the root, whose block is then already in place.
+[[nodiscard]] int gather(const Context& ctx, const void* send, std::size_t send_bytes, void* recv,
+                         std::size_t recv_bytes_per_rank, int root);
+
+// send (size * send_bytes_per_rank bytes) is used at the root only; recv may
+// be MPI_IN_PLACE at the root, whose block then stays in send.
+[[nodiscard]] int scatter(const Context& ctx, const void* send, std::size_t send_bytes_per_rank,
+                          void* recv, std::size_t recv_bytes, int root);
+
+// send may be MPI_IN_PLACE (this rank's block is then already in recv).
+[[nodiscard]] int allgather(const Context& ctx, const void* send, std::size_t send_bytes,
+                            void* recv, std::size_t recv_bytes_per_rank);
+
+// send may be MPI_IN_PLACE (send_bytes_per_rank is then ignored and every
+// block of recv is replaced by the block received from that rank).
+[[nodiscard]] int alltoall(const Context& ctx, const void* send, std::size_t send_bytes_per_rank,
+                           void* recv, std::size_t recv_bytes_per_rank);
+
+}  // namespace si::coll

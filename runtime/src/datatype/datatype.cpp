@@ -1,0 +1,162 @@
+#include "datatype/datatype.hpp"
+
+#include <array>
+#include <complex>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "datatype/handle_table.hpp"
+
+namespace si::datatype {
+
+namespace {
+
+constexpr int kKind = MPI_DATATYPE_NULL >> SI_HANDLE_KIND_SHIFT;
+constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
+// Derived types start above the predefined indices, leaving room for more.
+constexpr std::uint32_t kFirstDerivedSlot = 64;
+static_assert(kPredefinedCount <= static_cast<int>(kFirstDerivedSlot));
+
+// A derived type's name is cut here so that deep nesting stays readable.
+constexpr std::size_t kMaxNameLength = MPI_MAX_OBJECT_NAME - 1;
+
+template <typename C>
+constexpr Type basic(MPI_Datatype handle, Family family, const char* name) {
+    return Type{handle, handle, family, sizeof(C), sizeof(C), 0, alignof(C), 1, true, true, name};
+}
+
+// The data of a pair is its value and its int; the extent is that of the C
+// struct, padding included.
+template <typename V>
+constexpr Type pair(MPI_Datatype handle, const char* name) {
+    using C = ValueIndex<V>;
+    return Type{handle, handle, Family::pair, sizeof(V) + sizeof(int), sizeof(C), 0, alignof(C), 1,
+                true,   true,   name};
+}
+
+constexpr std::array<Type, kPredefinedCount> make_predefined() {
+    std::array<Type, kPredefinedCount> t{};
+    const Type all[] = {
+        basic<char>(MPI_CHAR, Family::none, "MPI_CHAR"),
+        basic<signed char>(MPI_SIGNED_CHAR, Family::c_integer, "MPI_SIGNED_CHAR"),
+        basic<unsigned char>(MPI_UNSIGNED_CHAR, Family::c_integer, "MPI_UNSIGNED_CHAR"),
+        basic<unsigned char>(MPI_BYTE, Family::byte, "MPI_BYTE"),
+        basic<wchar_t>(MPI_WCHAR, Family::none, "MPI_WCHAR"),
+        basic<short>(MPI_SHORT, Family::c_integer, "MPI_SHORT"),
+        basic<unsigned short>(MPI_UNSIGNED_SHORT, Family::c_integer, "MPI_UNSIGNED_SHORT"),
+        basic<int>(MPI_INT, Family::c_integer, "MPI_INT"),
+        basic<unsigned>(MPI_UNSIGNED, Family::c_integer, "MPI_UNSIGNED"),
+        basic<long>(MPI_LONG, Family::c_integer, "MPI_LONG"),
+        basic<unsigned long>(MPI_UNSIGNED_LONG, Family::c_integer, "MPI_UNSIGNED_LONG"),
+        basic<long long>(MPI_LONG_LONG, Family::c_integer, "MPI_LONG_LONG"),
+        basic<unsigned long long>(MPI_UNSIGNED_LONG_LONG, Family::c_integer,
+                                  "MPI_UNSIGNED_LONG_LONG"),
+        basic<float>(MPI_FLOAT, Family::floating, "MPI_FLOAT"),
+        basic<double>(MPI_DOUBLE, Family::floating, "MPI_DOUBLE"),
+        basic<long double>(MPI_LONG_DOUBLE, Family::floating, "MPI_LONG_DOUBLE"),
+        basic<std::int8_t>(MPI_INT8_T, Family::c_integer, "MPI_INT8_T"),
+        basic<std::int16_t>(MPI_INT16_T, Family::c_integer, "MPI_INT16_T"),
+        basic<std::int32_t>(MPI_INT32_T, Family::c_integer, "MPI_INT32_T"),
+        basic<std::int64_t>(MPI_INT64_T, Family::c_integer, "MPI_INT64_T"),
+        basic<std::uint8_t>(MPI_UINT8_T, Family::c_integer, "MPI_UINT8_T"),
+        basic<std::uint16_t>(MPI_UINT16_T, Family::c_integer, "MPI_UINT16_T"),
+        basic<std::uint32_t>(MPI_UINT32_T, Family::c_integer, "MPI_UINT32_T"),
+        basic<std::uint64_t>(MPI_UINT64_T, Family::c_integer, "MPI_UINT64_T"),
+        // C++ bool and C _Bool share size and representation on every ABI we target.
+        basic<bool>(MPI_C_BOOL, Family::logical, "MPI_C_BOOL"),
+        // std::complex<T> is layout-compatible with C's T _Complex (two T's).
+        basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, Family::complex, "MPI_C_FLOAT_COMPLEX"),
+        basic<std::complex<double>>(MPI_C_DOUBLE_COMPLEX, Family::complex, "MPI_C_DOUBLE_COMPLEX"),
+        basic<std::complex<long double>>(MPI_C_LONG_DOUBLE_COMPLEX, Family::complex,
+                                         "MPI_C_LONG_DOUBLE_COMPLEX"),
+        basic<MPI_Aint>(MPI_AINT, Family::multi_language, "MPI_AINT"),
+        basic<MPI_Offset>(MPI_OFFSET, Family::multi_language, "MPI_OFFSET"),
+        basic<MPI_Count>(MPI_COUNT, Family::multi_language, "MPI_COUNT"),
+        pair<float>(MPI_FLOAT_INT, "MPI_FLOAT_INT"),
+        pair<double>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT"),
+        pair<long>(MPI_LONG_INT, "MPI_LONG_INT"),
+        pair<int>(MPI_2INT, "MPI_2INT"),
+        pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT"),
+        pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"),
+    };
+    for (const Type& type : all) t[type.handle & kIndexMask] = type;
+    return t;
+}
+
+constexpr std::array<Type, kPredefinedCount> kPredefined = make_predefined();
+
+constexpr bool all_predefined_present() {
+    for (int i = 1; i < kPredefinedCount; ++i)
+        if (kPredefined[i].handle != (kKind << SI_HANDLE_KIND_SHIFT | i)) return false;
+    return true;
+}
+static_assert(all_predefined_present(), "a predefined handle of mpi.h has no table entry");
+
+HandleTable<Type>& derived() {
+    static HandleTable<Type> table(kKind, kFirstDerivedSlot);
+    return table;
+}
+
+std::string contiguous_name(int count, const char* old_name) {
+    std::string name = fmt::format("contiguous({} x {})", count, old_name);
+    if (name.size() > kMaxNameLength) {
+        name.resize(kMaxNameLength - 4);
+        name += "...)";
+    }
+    return name;
+}
+
+}  // namespace
+
+const Type* lookup(MPI_Datatype handle) {
+    // One unsigned comparison covers every predefined handle except the null one.
+    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
+    if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return &kPredefined[offset + 1];
+    return derived().find(handle);
+}
+
+const Type& predefined(MPI_Datatype handle) {
+    return kPredefined[handle & kIndexMask];
+}
+
+int create_contiguous(int count, MPI_Datatype old, MPI_Datatype& out) {
+    if (count < 0) return MPI_ERR_COUNT;
+    const Type* old_type = lookup(old);
+    if (old_type == nullptr) return MPI_ERR_TYPE;
+    // Copy before building: the old type may be freed by another thread at any
+    // time after this, and the new type must not depend on it.
+    const Type from = *old_type;
+    const std::string name = contiguous_name(count, from.name);
+    const auto n = static_cast<std::size_t>(count);
+    Type type = from;
+    type.predefined = false;
+    type.committed = false;
+    // Sizes may exceed int (MPI_Type_size then reports MPI_UNDEFINED); only
+    // overflow of the byte counts themselves is an error.
+    if (__builtin_mul_overflow(n, from.extent, &type.extent) ||
+        __builtin_mul_overflow(n, from.size, &type.size) ||
+        __builtin_mul_overflow(n, from.elements, &type.elements))
+        return MPI_ERR_COUNT;
+    const int handle = derived().add(type, [&name](int) { return name; });
+    if (handle == 0) return MPI_ERR_INTERN;
+    out = handle;
+    return MPI_SUCCESS;
+}
+
+int commit(MPI_Datatype handle) {
+    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
+    if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return MPI_SUCCESS;
+    return derived().update(handle, [](Type& type) { type.committed = true; }) ? MPI_SUCCESS
+                                                                               : MPI_ERR_TYPE;
+}
+
+int free_type(MPI_Datatype handle) {
+    return derived().remove(handle) ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+std::size_t derived_count() {
+    return derived().live();
+}
+
+}  // namespace si::datatype

@@ -1,0 +1,93 @@
+// The node-wide shared region: one segment per host, strided per rank.
+//
+// Each rank's block holds what a helper process must see about that rank
+// without asking it: the progress-engine lock word, the interrupt thread's
+// wake word, the ICB (the slots where arriving control messages deposit their
+// 8-byte matching tuple) and the IRB (the receives that asked for help).
+// Helper blocks hold each helper's wake word and counters.
+//
+// Layout: Header | RankBlock x local ranks | HelperBlock x local ranks |
+//         ICB slots x local ranks | IRB x local ranks.
+#pragma once
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "base/shm_segment.hpp"
+
+namespace si::node {
+
+struct alignas(64) RankBlock {
+    // Word of the rank's ProgressLock (p2p/progress_lock.hpp): 0 when free.
+    std::atomic<std::uint32_t> progress_lock;
+    std::int32_t pid;
+    std::int32_t world_rank;
+    // A word other ranks read with cross-memory attach at start-up, to find out
+    // early whether the kernel allows it.
+    std::uint64_t probe_word;
+    // The rank's CPU affinity at MPI_Init, so that helpers can be placed on
+    // cores no rank uses.
+    cpu_set_t affinity;
+    // The interrupt thread's wake word (wake/wake_word.hpp).
+    std::atomic<std::uint32_t> interrupt_word;
+    // Wake word of a thread that sleeps in MPI_Wait: whoever delivers a
+    // message to this rank rings it.
+    std::atomic<std::uint32_t> doorbell;
+    // IRB entries in use, so that a helper skips a rank with none at once.
+    std::atomic<std::uint32_t> irb_in_use;
+    // When a helper last woke the interrupt thread (base/clock.hpp), so the
+    // thread can count how long it took to get a core.
+    std::atomic<std::uint64_t> woken_at_ns;
+};
+
+// One interrupt request (IRD): a receive's matching tuple with wildcards as
+// cleared mask bits. An ICB tuple t asks for this receive if
+// (t & mask) == value; value == 0 marks a free entry.
+struct InterruptRequest {
+    std::atomic<std::uint64_t> value;
+    std::atomic<std::uint64_t> mask;
+};
+inline constexpr std::size_t kIrbEntries = 64;
+
+struct alignas(64) HelperBlock {
+    std::atomic<std::uint32_t> word;         // idle sleep and stop (wake/wake_word.hpp)
+    std::atomic<std::uint32_t> stop;
+    std::atomic<std::uint32_t> outstanding;  // IRB entries in use over the ranks it serves
+    std::atomic<std::int32_t> pid;
+    // Counters, written by the helper, read at MPI_Finalize.
+    std::atomic<std::uint64_t> scans;            // ranks examined
+    std::atomic<std::uint64_t> skipped_locked;   // ... whose progress lock was held
+    std::atomic<std::uint64_t> wakes;            // interrupt threads woken
+    std::atomic<std::uint64_t> idle_sleeps;      // times it slept with nothing outstanding
+    std::atomic<std::uint64_t> cpu_ns;           // its CPU time, updated as it goes
+};
+
+class Region {
+public:
+    Region() = default;
+
+    // The first rank of a host creates the region; the others open it after a fence.
+    static Region create(const std::string& job_id, int local_size, std::size_t icb_slots_per_rank);
+    static Region open(const std::string& job_id);
+    // Once every local rank has opened the region the name can go.
+    void unlink() { segment_.unlink(); }
+
+    int local_size() const;
+    std::size_t icb_slots_per_rank() const;
+    RankBlock& rank_block(int local_index) const;
+    HelperBlock& helper_block(int index) const;
+    std::atomic<std::uint64_t>* icb(int local_index) const;
+    InterruptRequest* irb(int local_index) const;
+
+private:
+    struct Header;
+    Header& header() const;
+
+    SharedSegment segment_;
+};
+
+}  // namespace si::node

@@ -1,0 +1,409 @@
+#include "p2p/engine.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "base/clock.hpp"
+#include "base/cpu.hpp"
+#include "base/log.hpp"
+#include "p2p/wire.hpp"
+
+namespace si::p2p {
+
+namespace {
+
+// MPI error classes used here (values of mpi.h; this layer does not include it).
+constexpr int kErrTruncate = 15;
+constexpr int kErrOther = 16;
+
+template <typename T>
+std::span<const std::byte> bytes_of(const T& value) {
+    return std::as_bytes(std::span<const T, 1>(&value, 1));
+}
+
+}  // namespace
+
+// An arrival that found no posted receive, kept in arrival order.
+struct Engine::Unexpected {
+    Tuple tuple;
+    int peer;
+    RtsHeader rts;                 // kind == rts
+    std::vector<std::byte> data;   // kind == eager
+    Unexpected* prev = nullptr;
+    Unexpected* next = nullptr;
+};
+
+// A message waiting for a free slot at its peer.
+struct Engine::Outgoing {
+    int peer;
+    std::uint64_t tuple;
+    Request* request;     // eager or RTS: the send; nullptr for control messages
+    ControlHeader control;
+};
+
+Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, ProgressLock& lock,
+               Options options)
+    : world_rank_(world_rank), transport_of_(std::move(transport_of)), lock_(lock),
+      options_(options), queued_(transport_of_.size()) {
+    for (transport::Transport* transport : transport_of_)
+        if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
+            transports_.push_back(transport);
+}
+
+Engine::~Engine() {
+    while (!unexpected_.empty()) {
+        Unexpected* entry = unexpected_.front();
+        unexpected_.erase(entry);
+        delete entry;
+    }
+}
+
+// ---- starting operations ------------------------------------------------------
+
+Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
+                       const CommRef& comm, std::uint16_t context, SendMode mode) {
+    ProgressGuard guard(lock_);
+    Request* request = pool_.acquire(Request::Kind::send);
+    if (dest == kProcNull) {
+        request->result = Completion{kProcNull, kAnyTag, 0, 0};
+        complete(request);
+        return request;
+    }
+    // Synchronous sends always use the rendezvous: its FIN is the proof that
+    // the receive was matched, which is what MPI_Ssend must wait for.
+    const bool eager = mode == SendMode::standard && bytes <= options_.eager_limit;
+    request->synchronous = mode == SendMode::synchronous;
+    request->peer = comm.world_of[dest];
+    request->buffer = const_cast<void*>(buffer);
+    request->bytes = bytes;
+    request->tuple = Tuple{eager ? MessageKind::eager : MessageKind::rts, context,
+                           comm.rank, tag};
+    start_send(request);
+    return request;
+}
+
+void Engine::start_send(Request* request) {
+    if (request->tuple.kind == MessageKind::eager) {
+        ++stats_.eager_sent;
+        stats_.eager_bytes += request->bytes;
+    } else {
+        ++stats_.rendezvous_sent;
+        stats_.rendezvous_bytes += request->bytes;
+    }
+    request->phase = Request::Phase::queued;
+    send_or_queue(Outgoing{request->peer, request->tuple.pack(), request, {}});
+}
+
+Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag,
+                       const CommRef& comm, std::uint16_t context, bool blocking) {
+    ProgressGuard guard(lock_);
+    Request* request = pool_.acquire(Request::Kind::receive);
+    request->buffer = buffer;
+    request->bytes = capacity;
+    if (source == kProcNull) {
+        request->result = Completion{kProcNull, kAnyTag, 0, 0};
+        complete(request);
+        return request;
+    }
+    request->match = MatchSpec{context, source, tag};
+    Unexpected* entry =
+        unexpected_.find([&](const Unexpected& u) { return request->match.matches(u.tuple); });
+    if (entry == nullptr) {
+        request->phase = Request::Phase::posted;
+        posted_.push_back(request);
+        if (observer_ != nullptr && !blocking) observer_->receive_posted(*request);
+        return request;
+    }
+    unexpected_.erase(entry);
+    if (entry->tuple.kind == MessageKind::eager)
+        receive_eager(request, entry->tuple, entry->data.data(), entry->data.size());
+    else
+        receive_rendezvous(request, entry->peer, entry->tuple,
+                           reinterpret_cast<const std::byte*>(&entry->rts));
+    delete entry;
+    return request;
+}
+
+std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& comm,
+                                         std::uint16_t context) {
+    ProgressGuard guard(lock_);
+    if (source == kProcNull) return Completion{kProcNull, kAnyTag, 0, 0};
+    progress_locked();
+    const MatchSpec spec{context, source, tag};
+    const Unexpected* entry =
+        unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
+    if (entry == nullptr) return std::nullopt;
+    const std::size_t bytes =
+        entry->tuple.kind == MessageKind::eager ? entry->data.size() : entry->rts.bytes;
+    return Completion{entry->tuple.source, entry->tuple.tag, 0, bytes};
+}
+
+// ---- sending ----------------------------------------------------------------
+
+transport::Result Engine::try_send(const Outgoing& item) {
+    transport::Transport& transport = *transport_of_[item.peer];
+    if (item.request == nullptr)
+        return transport.send(item.peer, item.tuple, bytes_of(item.control), {});
+    Request* request = item.request;
+    if (request->tuple.kind == MessageKind::eager)
+        return transport.send(item.peer, item.tuple, {},
+                              {static_cast<const std::byte*>(request->buffer), request->bytes});
+    const transport::Registration registration =
+        transport.register_memory(request->buffer, request->bytes);
+    const RtsHeader rts{request->bytes, reinterpret_cast<std::uint64_t>(registration.address),
+                        registration.key, request->wire_id(), monotonic_ns()};
+    return transport.send(item.peer, item.tuple, bytes_of(rts), {});
+}
+
+void Engine::send_or_queue(Outgoing item) {
+    std::deque<Outgoing>& queue = queued_[item.peer];
+    if (queue.empty()) {
+        const transport::Result result = try_send(item);
+        if (result == transport::Result::done) {
+            if (item.request != nullptr) {
+                Request* request = item.request;
+                if (request->tuple.kind == MessageKind::eager)
+                    complete(request);
+                else
+                    request->phase = Request::Phase::awaiting_fin;
+            }
+            return;
+        }
+        peers_with_queue_.push_back(item.peer);
+    }
+    ++stats_.send_retries;
+    queue.push_back(item);
+}
+
+int Engine::flush_queued_sends() {
+    int sent = 0;
+    for (std::size_t i = 0; i < peers_with_queue_.size();) {
+        const int peer = peers_with_queue_[i];
+        std::deque<Outgoing>& queue = queued_[peer];
+        while (!queue.empty() && try_send(queue.front()) == transport::Result::done) {
+            Request* request = queue.front().request;
+            queue.pop_front();
+            ++sent;
+            if (request == nullptr) continue;
+            if (request->tuple.kind == MessageKind::eager)
+                complete(request);
+            else
+                request->phase = Request::Phase::awaiting_fin;
+        }
+        if (queue.empty()) {
+            peers_with_queue_[i] = peers_with_queue_.back();
+            peers_with_queue_.pop_back();
+        } else {
+            ++i;
+        }
+    }
+    return sent;
+}
+
+// ---- receiving ----------------------------------------------------------------
+
+void Engine::message_arrived(const transport::Arrival& arrival) {
+    const Tuple tuple = Tuple::unpack(arrival.tuple);
+    if (tuple.kind == MessageKind::control) {
+        ControlHeader control;
+        std::memcpy(&control, arrival.body, sizeof control);
+        transport_of_[arrival.peer]->repost(arrival);
+        Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
+        if (request == nullptr || request->wire_id() != control.request ||
+            request->phase != Request::Phase::awaiting_fin) {
+            log::error("internal: FIN from rank {} names no waiting send ({:#x})", arrival.peer,
+                       control.request);
+            return;
+        }
+        complete(request);
+        return;
+    }
+
+    Request* request = posted_.find([&](const Request& r) { return r.match.matches(tuple); });
+    if (request != nullptr) {
+        posted_.erase(request);
+        if (observer_ != nullptr) observer_->receive_matched(*request);
+        if (tuple.kind == MessageKind::eager)
+            receive_eager(request, tuple, arrival.body, arrival.bytes);
+        else
+            receive_rendezvous(request, arrival.peer, tuple, arrival.body);
+    } else {
+        ++stats_.unexpected;
+        auto* entry = new Unexpected{tuple, arrival.peer, {}, {}};
+        if (tuple.kind == MessageKind::eager)
+            entry->data.assign(arrival.body, arrival.body + arrival.bytes);
+        else
+            std::memcpy(&entry->rts, arrival.body, sizeof entry->rts);
+        unexpected_.push_back(entry);
+    }
+    transport_of_[arrival.peer]->repost(arrival);
+}
+
+void Engine::receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
+                           std::size_t bytes) {
+    const std::size_t copied = std::min(bytes, request->bytes);
+    if (copied > 0) std::memcpy(request->buffer, data, copied);
+    request->result = Completion{tuple.source, tuple.tag, bytes > request->bytes ? kErrTruncate : 0,
+                                 copied};
+    complete(request);
+}
+
+void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
+                                const std::byte* rts_bytes) {
+    RtsHeader rts;
+    std::memcpy(&rts, rts_bytes, sizeof rts);
+    // A receive buffer that is too small takes what fits; the sender is still
+    // released with a FIN so that it does not hang on our error.
+    const std::size_t bytes = std::min<std::size_t>(rts.bytes, request->bytes);
+    request->peer = peer;
+    request->remote_request = rts.request;
+    request->result =
+        Completion{tuple.source, tuple.tag, rts.bytes > request->bytes ? kErrTruncate : 0, bytes};
+    request->phase = Request::Phase::reading;
+    if (bytes == 0) {
+        finish_rendezvous(request);
+        return;
+    }
+    ++stats_.rdma_reads;
+    stats_.rdma_read_bytes += bytes;
+    if (transport_of_[peer]->capabilities().shared_clock) {
+        const std::uint64_t now = monotonic_ns();
+        const std::uint64_t delay = now > rts.sent_ns ? now - rts.sent_ns : 0;
+        ++stats_.rts_to_read_count;
+        stats_.rts_to_read_ns_total += delay;
+        stats_.rts_to_read_ns_max = std::max(stats_.rts_to_read_ns_max, delay);
+    }
+    const transport::Result result = transport_of_[peer]->rdma_read(
+        peer, request->buffer, bytes, transport::RemoteKey{rts.address, rts.key},
+        request->wire_id());
+    if (result == transport::Result::posted) return;
+    if (result != transport::Result::done) request->result.error = kErrOther;
+    finish_rendezvous(request);
+}
+
+void Engine::rdma_completed(std::uint64_t cookie, int error) {
+    Request* request = pool_.find(static_cast<std::uint32_t>(cookie));
+    if (request == nullptr || request->wire_id() != cookie ||
+        request->phase != Request::Phase::reading) {
+        log::error("internal: RDMA completion {:#x} names no reading receive", cookie);
+        return;
+    }
+    if (error != 0) request->result.error = kErrOther;
+    finish_rendezvous(request);
+}
+
+void Engine::finish_rendezvous(Request* request) {
+    const Tuple fin{MessageKind::control, 0, 0, 0};
+    send_or_queue(Outgoing{request->peer, fin.pack(), nullptr,
+                           ControlHeader{ControlType::fin, 0, request->remote_request}});
+    complete(request);
+}
+
+// ---- completion and progress ----------------------------------------------------
+
+void Engine::complete(Request* request) {
+    request->phase = Request::Phase::done;
+    if (request->detached) {
+        pool_.release(request);
+        return;
+    }
+    request->complete.store(true, std::memory_order_release);
+}
+
+int Engine::progress_locked() {
+    ++stats_.progress_calls;
+    int events = peers_with_queue_.empty() ? 0 : flush_queued_sends();
+    for (transport::Transport* transport : transports_) events += transport->progress(*this);
+    stats_.progress_events += static_cast<std::uint64_t>(events);
+    return events;
+}
+
+void Engine::set_receive_observer(ReceiveObserver* observer) {
+    ProgressGuard guard(lock_);
+    observer_ = observer;
+}
+
+void Engine::set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend) {
+    ProgressGuard guard(lock_);
+    doorbell_ = &doorbell;
+    wake_backend_ = &backend;
+}
+
+int Engine::progress() {
+    ProgressGuard guard(lock_);
+    return progress_locked();
+}
+
+void Engine::wait(Request* request) {
+    if (request->complete.load(std::memory_order_acquire)) return;
+    // The lock stays held for the whole wait, so helpers and background
+    // threads see a rank that progresses by itself and leave it alone; an
+    // application thread that wants the lock gets it between passes.
+    // After a run of empty passes the waiting thread yields its core, and
+    // after options_.wait_spin it sleeps on the doorbell (still holding the
+    // lock: the rank is blocked in MPI and needs no helper), so that on an
+    // oversubscribed node the threads that can make progress (peers, helpers,
+    // interrupt threads) get the core.
+    constexpr int kPassesBeforeYield = 64;
+    // Only a bug could leave a sleeper without its wake-up; this bounds the damage.
+    constexpr auto kSleepLimit = std::chrono::milliseconds(200);
+    ProgressGuard guard(lock_);
+    const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
+    const auto spin_until = std::chrono::steady_clock::now() + options_.wait_spin;
+    int empty_passes = 0;
+    while (!request->complete.load(std::memory_order_acquire)) {
+        if (progress_locked() != 0) {
+            empty_passes = 0;
+            continue;
+        }
+        if (lock_.wanted()) {
+            lock_.unlock();
+            cpu_relax();
+            lock_.lock();
+        } else if (++empty_passes % kPassesBeforeYield != 0) {
+            cpu_relax();
+        } else if (!may_sleep || !peers_with_queue_.empty() ||
+                   std::chrono::steady_clock::now() < spin_until) {
+            // Queued sends wait for a peer to free a slot, which rings no bell.
+            sched_yield();
+        } else {
+            ++stats_.wait_sleeps;
+            // The re-check of the protocol is one more progress pass.
+            const wake::SleepResult result = wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
+                return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
+                       progress_locked() == 0;
+            });
+            if (result == wake::SleepResult::timed_out) ++stats_.wait_timeouts;
+        }
+    }
+}
+
+bool Engine::test(Request* request) {
+    if (request->complete.load(std::memory_order_acquire)) return true;
+    progress();
+    return request->complete.load(std::memory_order_acquire);
+}
+
+void Engine::release(Request* request) {
+    ProgressGuard guard(lock_);
+    if (request->phase == Request::Phase::done) {
+        pool_.release(request);
+        return;
+    }
+    request->detached = true;
+}
+
+Request* Engine::find(std::uint32_t index) {
+    ProgressGuard guard(lock_);
+    return pool_.find(index);
+}
+
+std::size_t Engine::active_requests() {
+    ProgressGuard guard(lock_);
+    return pool_.in_use();
+}
+
+}  // namespace si::p2p

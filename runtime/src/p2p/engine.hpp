@@ -1,0 +1,140 @@
+// The point-to-point engine of one rank: matching, the eager and RDMA-Read
+// rendezvous protocols, and the progress engine that drives the transports.
+//
+// Every entry point takes the rank's ProgressLock itself, so the engine is
+// safe under MPI_THREAD_MULTIPLE. Completion flags (Request::complete) are
+// readable without the lock.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "p2p/intrusive_list.hpp"
+#include "p2p/progress_lock.hpp"
+#include "p2p/request.hpp"
+#include "p2p/stats.hpp"
+#include "transport/transport.hpp"
+#include "wake/wake_word.hpp"
+
+namespace si::p2p {
+
+inline constexpr int kProcNull = -2;  // MPI_PROC_NULL
+inline constexpr int kAnySource = MatchSpec::kAnySource;
+inline constexpr int kAnyTag = MatchSpec::kAnyTag;
+
+// A communicator as this layer sees it.
+struct CommRef {
+    std::uint16_t context = 0;       // point-to-point context; collectives use their own
+    int rank = 0;                    // my rank in the communicator
+    std::span<const int> world_of;   // communicator rank -> world rank
+    int size() const { return static_cast<int>(world_of.size()); }
+};
+
+enum class SendMode : std::uint8_t { standard, synchronous };
+
+// Told about nonblocking receives that wait in the posted-receive queue
+// (SmartInterrupts posts an interrupt request for each). Called with the
+// progress lock held.
+class ReceiveObserver {
+public:
+    virtual void receive_posted(Request& request) = 0;
+    virtual void receive_matched(Request& request) = 0;
+
+protected:
+    ~ReceiveObserver() = default;
+};
+
+class Engine final : private transport::Events {
+public:
+    struct Options {
+        std::size_t eager_limit = 16384;
+        // How long wait() polls before it sleeps on the doorbell; negative: never.
+        std::chrono::microseconds wait_spin{50};
+    };
+
+    // transport_of[world rank] reaches that rank; the engine does not own them.
+    Engine(int world_rank, std::vector<transport::Transport*> transport_of, ProgressLock& lock,
+           Options options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Start operations; dest/source are communicator ranks (or kProcNull,
+    // kAnySource), context selects point-to-point or collective traffic.
+    Request* isend(const void* buffer, std::size_t bytes, int dest, int tag, const CommRef& comm,
+                   std::uint16_t context, SendMode mode);
+    // `blocking`: the caller waits for the receive at once (MPI_Recv, blocking
+    // collectives), so it is progressed by its own thread and no helper need
+    // watch it: the ReceiveObserver is not told.
+    Request* irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
+                   std::uint16_t context, bool blocking = false);
+    // Matches an unexpected message without receiving it.
+    std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
+                                     std::uint16_t context);
+
+    // Progresses until the request completes.
+    void wait(Request* request);
+    // One progress pass if the request is not complete yet; true if it is.
+    bool test(Request* request);
+    // Returns a request to the pool; an active one is recycled when it completes.
+    void release(Request* request);
+    // Finds a live request by pool index (the API's handle), or nullptr.
+    Request* find(std::uint32_t index);
+
+    // One pass over the transports; returns events handled.
+    int progress();
+    // The same, for a caller already holding the lock.
+    int progress_locked();
+
+    ProgressLock& lock() { return lock_; }
+    // At most one; set before any receive is posted, cleared only when none waits.
+    void set_receive_observer(ReceiveObserver* observer);
+    // Lets wait() sleep on `doorbell`, which every transport rings when it
+    // delivers a message to this rank (see transport.hpp).
+    void set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend);
+    const Stats& stats() const { return stats_; }
+    std::size_t active_requests();
+
+private:
+    struct Unexpected;
+    struct Outgoing;
+
+    // transport::Events
+    void message_arrived(const transport::Arrival& arrival) override;
+    void rdma_completed(std::uint64_t cookie, int error) override;
+
+    void start_send(Request* request);
+    void send_or_queue(Outgoing item);
+    transport::Result try_send(const Outgoing& item);
+    int flush_queued_sends();
+    void receive_eager(Request* request, const Tuple& tuple, const std::byte* data, std::size_t bytes);
+    void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
+    void finish_rendezvous(Request* request);
+    void complete(Request* request);
+
+    int world_rank_;
+    std::vector<transport::Transport*> transport_of_;
+    std::vector<transport::Transport*> transports_;  // each once, shared memory first
+    ProgressLock& lock_;
+    Options options_;
+    RequestPool pool_;
+    IntrusiveList<Request> posted_;
+    IntrusiveList<Unexpected> unexpected_;
+    // Sends that found no free slot at their peer, per peer in order, so that
+    // nothing behind them overtakes them.
+    std::vector<std::deque<Outgoing>> queued_;
+    std::vector<int> peers_with_queue_;
+    Stats stats_;
+    ReceiveObserver* observer_ = nullptr;
+    std::atomic<std::uint32_t>* doorbell_ = nullptr;
+    wake::Backend* wake_backend_ = nullptr;
+};
+
+}  // namespace si::p2p

@@ -1,0 +1,87 @@
+// A point-to-point operation in flight. Owned by the engine's RequestPool;
+// the API layer refers to it by index (its MPI_Request handle).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "p2p/tuple.hpp"
+
+namespace si::p2p {
+
+// Result of a completed receive (and of a send: error only).
+struct Completion {
+    std::int32_t source = 0;
+    std::int32_t tag = 0;
+    int error = 0;  // MPI error class, MPI_SUCCESS = 0
+    std::size_t bytes = 0;
+};
+
+struct Request {
+    enum class Kind : std::uint8_t { send, receive };
+    enum class Phase : std::uint8_t {
+        idle,           // in the pool, or acquired and not started yet
+        queued,         // send waiting for a transport slot
+        posted,         // receive in the posted-receive queue
+        awaiting_fin,   // rendezvous send: RTS out, waiting for FIN
+        reading,        // rendezvous receive: RDMA Read in flight
+        done,
+    };
+
+    Kind kind = Kind::send;
+    Phase phase = Phase::idle;
+    // Set last, with release order, once every other field is final; readers
+    // that see true may read the rest without the progress lock.
+    std::atomic<bool> complete{false};
+
+    // Index and generation in one word: what the wire carries to name a request.
+    std::uint64_t wire_id() const { return static_cast<std::uint64_t>(generation) << 32 | index; }
+    // MPI_Request_free on an active request: the engine recycles it on completion.
+    bool in_use = false;
+    bool detached = false;
+    bool synchronous = false;
+
+    MatchSpec match{};         // receive
+    Tuple tuple{};             // send
+    int peer = -1;             // world rank of the other side (send)
+    void* buffer = nullptr;    // receive buffer or send buffer
+    std::size_t bytes = 0;     // send size or receive capacity
+    Completion result{};
+    // Opaque to this layer: the API's communicator handle, for error reporting.
+    std::int32_t owner = 0;
+
+    // Rendezvous receive: the sender's request, named in the RTS and the FIN.
+    std::uint64_t remote_request = 0;
+    // Posted receive: its entry in the rank's interrupt request buffer, or -1.
+    int irb_entry = -1;
+
+    Request* prev = nullptr;  // posted-receive queue links
+    Request* next = nullptr;
+    std::uint32_t index = 0;       // position in the pool
+    std::uint32_t generation = 0;  // bumped on reuse, so a stale FIN is detected
+};
+
+// Requests live in stable chunks and are found again by index.
+class RequestPool {
+public:
+    RequestPool();
+    RequestPool(const RequestPool&) = delete;
+    RequestPool& operator=(const RequestPool&) = delete;
+    ~RequestPool();
+
+    Request* acquire(Request::Kind kind);
+    void release(Request* request);
+    // nullptr if index is out of range or not in use.
+    Request* find(std::uint32_t index) const;
+    std::size_t in_use() const { return in_use_; }
+
+private:
+    static constexpr std::uint32_t kChunk = 1024;
+    std::vector<Request*> chunks_;
+    std::vector<std::uint32_t> free_;
+    std::size_t in_use_ = 0;
+};
+
+}  // namespace si::p2p

@@ -1,0 +1,29 @@
+// Counters that explain where a rank's communication time goes; printed or
+// written at MPI_Finalize when SI_STATS asks.
+#pragma once
+
+#include <cstdint>
+
+namespace si::p2p {
+
+struct Stats {
+    std::uint64_t eager_sent = 0;
+    std::uint64_t eager_bytes = 0;
+    std::uint64_t rendezvous_sent = 0;
+    std::uint64_t rendezvous_bytes = 0;
+    std::uint64_t rdma_reads = 0;
+    std::uint64_t rdma_read_bytes = 0;
+    std::uint64_t unexpected = 0;       // arrivals that found no posted receive
+    std::uint64_t send_retries = 0;     // sends queued because the peer had no free slot
+    std::uint64_t progress_calls = 0;
+    std::uint64_t progress_events = 0;
+    std::uint64_t wait_sleeps = 0;    // times a blocked call slept on the doorbell
+    std::uint64_t wait_timeouts = 0;  // ... and woke by its safety timeout (should stay 0)
+    // Rendezvous receives: from the RTS leaving the sender to the RDMA Read
+    // being issued (same-host peers only, where both read one clock).
+    std::uint64_t rts_to_read_count = 0;
+    std::uint64_t rts_to_read_ns_total = 0;
+    std::uint64_t rts_to_read_ns_max = 0;
+};
+
+}  // namespace si::p2p

@@ -1,0 +1,27 @@
+// Bodies of the protocol's own messages. Eager messages carry the user's data
+// with no header at all: the tuple says everything a receive matches on.
+#pragma once
+
+#include <cstdint>
+
+namespace si::p2p {
+
+// Request-to-send of the RDMA-Read rendezvous: where the receiver reads from,
+// and which send request its FIN releases.
+struct RtsHeader {
+    std::uint64_t bytes;
+    std::uint64_t address;
+    std::uint64_t key;
+    std::uint64_t request;  // Request::wire_id() of the send
+    std::uint64_t sent_ns;  // sender's CLOCK_MONOTONIC when the RTS left
+};
+
+enum class ControlType : std::uint32_t { fin = 1 };
+
+struct ControlHeader {
+    ControlType type;
+    std::uint32_t reserved;
+    std::uint64_t request;  // the send request a FIN completes
+};
+
+}  // namespace si::p2p

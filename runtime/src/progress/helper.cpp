@@ -1,0 +1,166 @@
+#include "progress/helper.hpp"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <ctime>
+
+#include "base/clock.hpp"
+#include "base/cpu.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
+#include "p2p/tuple.hpp"
+#include "wake/backends.hpp"
+
+namespace si::progress {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Scans without work before the helper yields its core once, so that under
+// oversubscription it does not keep a rank off the CPU for a whole time slice.
+constexpr int kScansBeforeYield = 16;
+// How long a helper with nothing outstanding keeps polling before it sleeps.
+// Applications post receives in bursts; sleeping at once would make the next
+// MPI_Irecv pay a futex wake-up (a system call) and the helper a scheduling
+// delay. Polling this long costs under 1% of a core in an idle second.
+constexpr auto kIdlePolling = std::chrono::milliseconds(5);
+
+std::uint64_t process_cpu_ns() {
+    timespec now{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
+           static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+bool is_rts(std::uint64_t tuple) {
+    return (tuple & 3) == static_cast<std::uint64_t>(p2p::MessageKind::rts);
+}
+
+void bind_to(const std::vector<int>& cpus) {
+    if (cpus.empty()) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : cpus) CPU_SET(cpu, &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0)
+        log::warn("SmartInterrupts helper: could not bind to its CPUs; running unbound");
+}
+
+}  // namespace
+
+bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
+                       std::span<const node::InterruptRequest> irb) {
+    for (const auto& slot : icb) {
+        const std::uint64_t tuple = slot.load(std::memory_order_acquire);
+        if (!is_rts(tuple)) continue;
+        for (const node::InterruptRequest& entry : irb) {
+            const std::uint64_t value = entry.value.load(std::memory_order_acquire);
+            if (value == 0) continue;
+            const std::uint64_t mask = entry.mask.load(std::memory_order_acquire);
+            // The rank may have reused the entry between the two loads; a mask
+            // read with a value that changed meanwhile would be a guess.
+            if (entry.value.load(std::memory_order_acquire) != value) continue;
+            if (p2p::InterruptPattern{value, mask}.asked_by(tuple)) return true;
+        }
+    }
+    return false;
+}
+
+RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
+                         node::HelperBlock& counters) {
+    node::RankBlock& rank = region.rank_block(local_index);
+    if (rank.irb_in_use.load(std::memory_order_acquire) == 0)
+        return RankVerdict::nothing_requested;
+    counters.scans.fetch_add(1, std::memory_order_relaxed);
+    // Optimisation 1 of the thesis: a rank inside its progress engine will
+    // see the RTS itself.
+    if (rank.progress_lock.load(std::memory_order_acquire) != 0) {
+        counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
+        return RankVerdict::locked;
+    }
+    // A thread that is running (or already woken) makes a pass before it
+    // sleeps again; only a sleeping one needs us.
+    if (rank.interrupt_word.load(std::memory_order_acquire) != wake::kSleeping)
+        return RankVerdict::awake;
+    const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
+                                                          region.icb_slots_per_rank());
+    const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
+    if (!icb_asks_for_help(icb, irb)) return RankVerdict::no_match;
+    // Optimisation 2: the rank may have entered its engine while we matched.
+    if (rank.progress_lock.load(std::memory_order_acquire) != 0) {
+        counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
+        return RankVerdict::locked;
+    }
+    // Stamped before the wake-up, which publishes it to the thread; a wake-up
+    // that does not fire leaves a stamp the next one overwrites.
+    rank.woken_at_ns.store(monotonic_ns(), std::memory_order_relaxed);
+    if (!wake::wake_if_sleeping(backend, rank.interrupt_word)) return RankVerdict::awake;
+    counters.wakes.fetch_add(1, std::memory_order_relaxed);
+    return RankVerdict::woken;
+}
+
+void run_helper(const node::Region& region, wake::Backend& backend,
+                const HelperAssignment& assignment) {
+    node::HelperBlock& block = region.helper_block(assignment.block);
+    int fruitless = 0;
+    auto idle_since = std::chrono::steady_clock::now();
+    while (block.stop.load(std::memory_order_acquire) == 0) {
+        if (block.outstanding.load() == 0) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - idle_since < kIdlePolling) {
+                ::sched_yield();
+                continue;
+            }
+            block.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
+            block.idle_sleeps.fetch_add(1, std::memory_order_relaxed);
+            const wake::SleepResult result = wake::sleep(backend, block.word, 1s, [&] {
+                return block.outstanding.load() == 0 && block.stop.load() == 0;
+            });
+            // Poll again only when a rank woke us; after a timeout, sleep on.
+            if (result != wake::SleepResult::timed_out) idle_since = std::chrono::steady_clock::now();
+            continue;
+        }
+        idle_since = std::chrono::steady_clock::now();
+        bool woke = false;
+        for (int rank : assignment.ranks)
+            woke |= examine_rank(region, rank, backend, block) == RankVerdict::woken;
+        // After a wake-up the helper steps aside at once: when the woken
+        // thread was queued on this core, it runs now rather than after our
+        // time slice.
+        if (woke || ++fruitless >= kScansBeforeYield) {
+            fruitless = 0;
+            ::sched_yield();
+        } else {
+            cpu_relax();
+        }
+    }
+    block.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
+}
+
+int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
+                 const HelperAssignment& assignment) {
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) fail("SmartInterrupts: cannot start a helper process (fork failed)");
+    if (pid > 0) return pid;
+
+    // The helper: a copy of the rank that spawned it, at MPI_Init, before any
+    // runtime thread exists. It must not outlive that rank, and it must not
+    // run the rank's signal handlers or exit handlers.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(0);
+    ::prctl(PR_SET_NAME, "si-helper");
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP})
+        std::signal(signal, SIG_DFL);
+    bind_to(assignment.cpus);
+    auto backend = wake::make_backend(wake_choice);
+    run_helper(region, *backend, assignment);
+    ::_exit(0);
+}
+
+}  // namespace si::progress

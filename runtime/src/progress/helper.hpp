@@ -1,0 +1,44 @@
+// A SmartInterrupts helper process: polls the node region for the ranks it
+// serves and wakes a rank's interrupt thread only when waking it is useful,
+// that is when an RTS sitting in the rank's ICB matches a receive in its IRB,
+// the rank is not inside its progress engine, and its thread sleeps.
+//
+// A helper never touches the transport. With nothing outstanding in the IRBs
+// of its ranks it sleeps on its own wake word, and the rank that posts the
+// first interrupt request wakes it: an idle helper costs no CPU.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "base/config.hpp"
+#include "node/region.hpp"
+#include "wake/wake_word.hpp"
+
+namespace si::progress {
+
+struct HelperAssignment {
+    int block = 0;           // index of its HelperBlock in the region
+    std::vector<int> ranks;  // local indices of the ranks it serves
+    std::vector<int> cpus;   // where to run; empty: leave it to the OS
+};
+
+// True if an RTS tuple in `icb` matches an active request in `irb`.
+bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
+                       std::span<const node::InterruptRequest> irb);
+
+// What one pass over a rank decided (exposed for tests).
+enum class RankVerdict { nothing_requested, locked, awake, no_match, woken };
+RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
+                         node::HelperBlock& counters);
+
+// The helper's main loop; returns when its block's stop flag is set.
+void run_helper(const node::Region& region, wake::Backend& backend,
+                const HelperAssignment& assignment);
+
+// Forks a helper process that runs run_helper and exits; it dies with its
+// parent (PR_SET_PDEATHSIG). Returns the child's pid.
+int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
+                 const HelperAssignment& assignment);
+
+}  // namespace si::progress

@@ -1,0 +1,253 @@
+#include "progress/smart.hpp"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "base/clock.hpp"
+#include "base/log.hpp"
+#include "node/placement.hpp"
+#include "p2p/tuple.hpp"
+#include "wake/backends.hpp"
+
+namespace si::progress {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// How often a sleeping interrupt thread checks that its helper still lives.
+constexpr auto kLivenessPeriod = 500ms;
+// How long MPI_Finalize waits for a helper to stop before killing it.
+constexpr auto kHelperStopGrace = 2s;
+
+struct NodeLayout {
+    std::vector<int> members;  // local indices of the node's ranks, ascending
+    int helpers = 1;
+    int my_position = 0;
+};
+
+NodeLayout node_layout(const node::Locality& locality, int requested_helpers) {
+    NodeLayout layout;
+    const int my_node = locality.node_of[locality.world_rank];
+    for (int rank : locality.host_ranks) {
+        if (locality.node_of[rank] != my_node) continue;
+        if (rank == locality.world_rank) layout.my_position = static_cast<int>(layout.members.size());
+        layout.members.push_back(locality.local_index_of[rank]);
+    }
+    layout.helpers = std::min<int>(requested_helpers, static_cast<int>(layout.members.size()));
+    return layout;
+}
+
+int helper_block_of(const NodeLayout& layout, int position) {
+    return layout.members.front() + position % layout.helpers;
+}
+
+// Cores for the node's helpers: free cores next to the ranks when every rank
+// is bound to one core, otherwise none (the scheduler places them).
+std::vector<std::vector<int>> helper_placement(const node::Region& region, const NodeLayout& layout) {
+    std::vector<std::vector<int>> placement(static_cast<std::size_t>(layout.helpers));
+    node::CpuTopology topology;
+    try {
+        topology = node::load_topology();
+    } catch (const std::exception& error) {
+        log::warn("SmartInterrupts: no CPU topology ({}); helpers run unbound", error.what());
+        return placement;
+    }
+    std::vector<int> rank_cpus;
+    for (int member : layout.members) {
+        const cpu_set_t& mask = region.rank_block(member).affinity;
+        std::vector<int> cpus;
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
+        rank_cpus.push_back(node::core_cpu_of(topology, cpus));
+    }
+    for (int g = 0; g < layout.helpers; ++g)
+        placement[static_cast<std::size_t>(g)] =
+            node::helper_cpus(topology, rank_cpus, g, layout.helpers).value_or(std::vector<int>{});
+    return placement;
+}
+
+void allow_every_cpu() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    for (long cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);  // this thread only (tid 0 = caller)
+}
+
+}  // namespace
+
+SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
+                             const node::Locality& locality, const config::Settings& settings)
+    : engine_(engine), region_(region), settings_(settings),
+      local_index_(locality.local_index()), block_(region.rank_block(local_index_)),
+      backend_(wake::make_backend(settings.wake)) {
+    const NodeLayout layout = node_layout(locality, settings.helpers);
+    helper_ = &region.helper_block(helper_block_of(layout, layout.my_position));
+    if (layout.my_position == 0) {
+        // Helpers are forked now, before this process has runtime threads.
+        const std::vector<std::vector<int>> placement = helper_placement(region, layout);
+        for (int g = 0; g < layout.helpers; ++g) {
+            HelperAssignment assignment;
+            assignment.block = helper_block_of(layout, g);
+            assignment.cpus = placement[static_cast<std::size_t>(g)];
+            for (std::size_t p = static_cast<std::size_t>(g); p < layout.members.size();
+                 p += static_cast<std::size_t>(layout.helpers))
+                assignment.ranks.push_back(layout.members[p]);
+            const int pid = spawn_helper(region, settings.wake, assignment);
+            region.helper_block(assignment.block).pid.store(pid, std::memory_order_release);
+            started_helpers_.emplace_back(assignment.block, pid);
+        }
+    }
+    engine_.set_receive_observer(this);
+    thread_ = std::thread([this] { run_interrupt_thread(); });
+}
+
+SmartProgress::~SmartProgress() {
+    engine_.set_receive_observer(nullptr);
+    stop_.store(true);
+    wake::post(*backend_, block_.interrupt_word);
+    thread_.join();
+    stop_helpers();
+    if (helper_pidfd_ >= 0) ::close(helper_pidfd_);
+}
+
+// ---- interrupt requests (called with the progress lock held) ------------------
+
+void SmartProgress::receive_posted(p2p::Request& request) {
+    if (helper_lost_.load(std::memory_order_relaxed)) return;
+    if (free_entries_ == 0) {
+        ++stats_.irb_full;
+        return;
+    }
+    const int entry = __builtin_ctzll(free_entries_);
+    free_entries_ &= ~(std::uint64_t{1} << entry);
+    const p2p::InterruptPattern pattern = p2p::interrupt_pattern(request.match);
+    node::InterruptRequest& slot = region_.irb(local_index_)[entry];
+    // Mask first: a helper that sees the value then reads a matching mask.
+    slot.mask.store(pattern.mask, std::memory_order_relaxed);
+    slot.value.store(pattern.value, std::memory_order_release);
+    request.irb_entry = entry;
+    ++stats_.interrupt_requests;
+    block_.irb_in_use.fetch_add(1, std::memory_order_release);
+    // The first request outstanding at this helper wakes it from its idle
+    // sleep; it re-checks `outstanding` after arming (wake/wake_word.hpp).
+    if (helper_->outstanding.fetch_add(1) == 0) wake::wake_if_sleeping(*backend_, helper_->word);
+}
+
+void SmartProgress::receive_matched(p2p::Request& request) { withdraw(request); }
+
+void SmartProgress::withdraw(p2p::Request& request) {
+    if (request.irb_entry < 0) return;
+    region_.irb(local_index_)[request.irb_entry].value.store(0, std::memory_order_release);
+    free_entries_ |= std::uint64_t{1} << request.irb_entry;
+    request.irb_entry = -1;
+    block_.irb_in_use.fetch_sub(1, std::memory_order_release);
+    helper_->outstanding.fetch_sub(1);
+}
+
+// ---- the interrupt thread --------------------------------------------------------
+
+void SmartProgress::run_interrupt_thread() {
+    if (settings_.interrupt_placement == config::InterruptPlacement::any) allow_every_cpu();
+    p2p::ProgressLock& lock = engine_.lock();
+    while (!helper_lost_.load(std::memory_order_relaxed)) {
+        const wake::SleepResult result = wake::sleep(*backend_, block_.interrupt_word,
+                                                     kLivenessPeriod, [this] { return !stop_.load(); });
+        if (stop_.load()) return;
+        if (result == wake::SleepResult::timed_out) {
+            check_helper_alive();
+            continue;
+        }
+        if (result != wake::SleepResult::woken) continue;
+        wakeups_.fetch_add(1, std::memory_order_relaxed);
+        const std::uint64_t now = monotonic_ns();
+        const std::uint64_t stamp = block_.woken_at_ns.load(std::memory_order_relaxed);
+        const std::uint64_t latency = now > stamp ? now - stamp : 0;
+        wake_latency_ns_total_.fetch_add(latency, std::memory_order_relaxed);
+        if (latency > wake_latency_ns_max_.load(std::memory_order_relaxed))
+            wake_latency_ns_max_.store(latency, std::memory_order_relaxed);
+        // The helper saw the lock free; if an application thread took it since
+        // (the thread got a core too late), that thread progresses itself.
+        if (!lock.try_lock()) {
+            late_wakeups_.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        const int events = engine_.progress_locked();
+        lock.unlock();
+        if (events == 0) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+void SmartProgress::check_helper_alive() {
+    if (helper_pidfd_ < 0) {
+        const int pid = helper_->pid.load(std::memory_order_acquire);
+        if (pid == 0) return;  // not forked yet
+        helper_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+        if (helper_pidfd_ < 0) return;
+    }
+    pollfd exited{helper_pidfd_, POLLIN, 0};
+    if (::poll(&exited, 1, 0) != 1 || helper_->stop.load() != 0) return;
+    helper_lost_.store(true, std::memory_order_relaxed);
+    log::warn("SmartInterrupts helper (pid {}) died; this rank continues without asynchronous "
+              "progress",
+              helper_->pid.load());
+}
+
+// ---- helpers and counters --------------------------------------------------------
+
+void SmartProgress::stop_helpers() {
+    for (const auto& [index, pid] : started_helpers_) {
+        node::HelperBlock& helper = region_.helper_block(index);
+        helper.stop.store(1);
+        wake::post(*backend_, helper.word);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kHelperStopGrace;
+    for (auto& [index, pid] : started_helpers_) {
+        if (pid <= 0) continue;
+        int status = 0;
+        while (::waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                log::warn("SmartInterrupts helper (pid {}) did not stop; killing it", pid);
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                break;
+            }
+            std::this_thread::sleep_for(1ms);
+        }
+        pid = -pid;  // reaped; keep the block index for counters()
+    }
+}
+
+std::vector<Counter> SmartProgress::counters() const {
+    std::vector<Counter> out = {
+        {"interrupt_requests", stats_.interrupt_requests},
+        {"irb_full", stats_.irb_full},
+        {"wakeups", wakeups_.load()},
+        {"futile_wakeups", futile_wakeups_.load()},
+        {"late_wakeups", late_wakeups_.load()},
+        {"wake_latency_us_mean",
+         wakeups_.load() == 0 ? 0 : wake_latency_ns_total_.load() / wakeups_.load() / 1000},
+        {"wake_latency_us_max", wake_latency_ns_max_.load() / 1000},
+    };
+    for (std::size_t g = 0; g < started_helpers_.size(); ++g) {
+        const node::HelperBlock& helper = region_.helper_block(started_helpers_[g].first);
+        const std::string prefix = "helper" + std::to_string(g) + "_";
+        out.emplace_back(prefix + "scans", helper.scans.load());
+        out.emplace_back(prefix + "skipped_locked", helper.skipped_locked.load());
+        out.emplace_back(prefix + "wakes", helper.wakes.load());
+        out.emplace_back(prefix + "idle_sleeps", helper.idle_sleeps.load());
+        out.emplace_back(prefix + "cpu_us", helper.cpu_ns.load() / 1000);
+    }
+    return out;
+}
+
+}  // namespace si::progress

@@ -1,0 +1,82 @@
+// Progression mode `smart` (SmartInterrupts), one rank's side:
+//  - posts an interrupt request (IRD) in its IRB for every receive that waits
+//    in the posted-receive queue, and withdraws it when the receive matches;
+//  - runs the rank's interrupt thread, which sleeps on its wake word until a
+//    helper wakes it, then makes one progress pass (which issues the RDMA
+//    Read of a matched RTS) and sleeps again;
+//  - on the first rank of each node, starts the node's helper processes at
+//    MPI_Init and stops them at MPI_Finalize.
+// If a helper dies, its ranks carry on without asynchronous progress and say
+// so once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/config.hpp"
+#include "node/locality.hpp"
+#include "node/region.hpp"
+#include "p2p/engine.hpp"
+#include "progress/helper.hpp"
+#include "wake/wake_word.hpp"
+
+namespace si::progress {
+
+struct InterruptStats {
+    std::uint64_t interrupt_requests = 0;  // IRDs posted
+    std::uint64_t irb_full = 0;            // receives that found the IRB full
+};
+
+using Counter = std::pair<std::string, std::uint64_t>;
+
+class SmartProgress final : private p2p::ReceiveObserver {
+public:
+    SmartProgress(p2p::Engine& engine, const node::Region& region,
+                  const node::Locality& locality, const config::Settings& settings);
+    // Stops the interrupt thread; the first rank of a node also stops the
+    // node's helpers, so every rank of the node must be done communicating.
+    ~SmartProgress();
+    SmartProgress(const SmartProgress&) = delete;
+    SmartProgress& operator=(const SmartProgress&) = delete;
+
+    // This rank's counters, and on a node's first rank its helpers' counters
+    // (valid once the helpers stopped, i.e. after stop_helpers()).
+    std::vector<Counter> counters() const;
+    void stop_helpers();
+
+private:
+    void receive_posted(p2p::Request& request) override;
+    void receive_matched(p2p::Request& request) override;
+    void run_interrupt_thread();
+    void check_helper_alive();
+    void withdraw(p2p::Request& request);
+
+    p2p::Engine& engine_;
+    const node::Region& region_;
+    config::Settings settings_;
+    int local_index_;
+    node::RankBlock& block_;
+    node::HelperBlock* helper_ = nullptr;  // the helper serving this rank
+    std::unique_ptr<wake::Backend> backend_;
+    std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
+    InterruptStats stats_;
+    std::atomic<std::uint64_t> wakeups_{0};
+    std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that found nothing
+    std::atomic<std::uint64_t> late_wakeups_{0};    // the application held the lock by then
+    // From the helper's wake-up to the thread running (only the thread writes).
+    std::atomic<std::uint64_t> wake_latency_ns_total_{0};
+    std::atomic<std::uint64_t> wake_latency_ns_max_{0};
+    std::atomic<bool> helper_lost_{false};
+    int helper_pidfd_ = -1;
+    // Helpers this rank started (node leader only): block index and pid.
+    std::vector<std::pair<int, int>> started_helpers_;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+}  // namespace si::progress

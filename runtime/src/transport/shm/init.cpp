@@ -1,0 +1,87 @@
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "base/error.hpp"
+#include "transport/shm/shm_transport.hpp"
+
+namespace si::transport::shm {
+
+namespace {
+
+constexpr std::size_t kAlign = 64;
+constexpr std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+struct SegmentHeader {
+    std::uint64_t magic;
+    std::int32_t local_size;
+    std::int32_t cells;
+    std::uint64_t max_body;
+};
+constexpr std::uint64_t kMagic = 0x5349'5348'4d52'494eULL;  // "SISHMRIN"
+constexpr std::size_t kSegmentHeaderBytes = round_up(sizeof(SegmentHeader));
+
+}  // namespace
+
+std::size_t Layout::cell_bytes() const { return round_up(kCellHeaderBytes + max_body); }
+
+std::size_t Layout::ring_bytes() const {
+    return sizeof(RingControl) + cell_bytes() * static_cast<std::size_t>(cells);
+}
+
+std::size_t Layout::segment_bytes() const {
+    return kSegmentHeaderBytes + ring_bytes() * static_cast<std::size_t>(local_size) * local_size;
+}
+
+SharedSegment ShmTransport::create_segment(const std::string& job_id, const Layout& layout) {
+    SharedSegment segment =
+        SharedSegment::create(SharedSegment::name_for(job_id, "shm"), layout.segment_bytes());
+    auto* header = static_cast<SegmentHeader*>(segment.data());
+    *header = SegmentHeader{kMagic, layout.local_size, layout.cells, layout.max_body};
+    return segment;
+}
+
+SharedSegment ShmTransport::open_segment(const std::string& job_id) {
+    return SharedSegment::open(SharedSegment::name_for(job_id, "shm"));
+}
+
+void ShmTransport::publish_probe(node::RankBlock& block) {
+    // Yama's ptrace_scope=1 allows cross-memory attach only from ancestors
+    // unless the target names a tracer; let any process of ours read us.
+    ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    static std::uint64_t probe = 0;
+    probe = probe_value(::getpid());
+    block.probe_word = reinterpret_cast<std::uint64_t>(&probe);
+}
+
+ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
+                           const node::Locality& locality, const Layout& layout)
+    : layout_(layout), segment_(std::move(segment)),
+      base_(static_cast<std::byte*>(segment_.data())), region_(region),
+      locality_(locality), me_(locality.local_index()),
+      // Doorbells are futex words of the region whatever SI_WAKE says: ranks
+      // wake each other, which needs no kernel module.
+      doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
+    const auto* header = static_cast<const SegmentHeader*>(segment_.data());
+    if (header->magic != kMagic || header->local_size != layout.local_size ||
+        header->cells != layout.cells || header->max_body != layout.max_body)
+        fail("shared-memory segment {} was made with other settings: every rank of a job "
+             "must see the same SI_EAGER_LIMIT and SI_SHM_CELLS",
+             segment_.name());
+    capabilities_ = Capabilities{"shm", layout.max_body, true, true, true};
+    for (int peer = 0; peer < layout.local_size; ++peer) {
+        outbound_.emplace_back(ring(peer, me_));
+        inbound_.emplace_back(ring(me_, peer));
+        pid_of_.push_back(region.rank_block(peer).pid);
+    }
+    my_icb_ = region.icb(me_);
+    check_cross_memory_attach();
+}
+
+RingView ShmTransport::ring(int receiver, int sender) const {
+    std::byte* at = base_ + kSegmentHeaderBytes +
+                    layout_.ring_bytes() * (static_cast<std::size_t>(receiver) * layout_.local_size + sender);
+    return RingView{reinterpret_cast<RingControl*>(at), at + sizeof(RingControl),
+                    static_cast<std::uint32_t>(layout_.cells), layout_.cell_bytes()};
+}
+
+}  // namespace si::transport::shm

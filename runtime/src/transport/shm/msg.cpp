@@ -1,0 +1,75 @@
+#include <atomic>
+#include <cstring>
+
+#include "transport/shm/shm_transport.hpp"
+
+namespace si::transport::shm {
+
+namespace {
+
+// Arrivals handed up per peer in one progress call, so that one chatty peer
+// cannot starve the others.
+constexpr int kBurstPerPeer = 16;
+
+}  // namespace
+
+Result ShmTransport::send(int peer, std::uint64_t tuple, std::span<const std::byte> header,
+                          std::span<const std::byte> payload) {
+    const int receiver = locality_.local_index_of[peer];
+    RingProducer& ring = outbound_[receiver];
+    std::uint64_t position = 0;
+    std::byte* cell = ring.reserve(position);
+    if (cell == nullptr) return Result::retry;
+
+    const std::size_t bytes = header.size() + payload.size();
+    auto* cell_header = reinterpret_cast<CellHeader*>(cell);
+    cell_header->bytes = static_cast<std::uint32_t>(bytes);
+    std::byte* body = cell + kCellHeaderBytes;
+    if (!header.empty()) std::memcpy(body, header.data(), header.size());
+    if (!payload.empty()) std::memcpy(body + header.size(), payload.data(), payload.size());
+
+    // The tuple goes to the receiver's ICB slot for this cell before the cell is
+    // published (ring invariant 3), so whoever sees the cell sees the tuple.
+    std::atomic<std::uint64_t>* icb = region_.icb(receiver);
+    icb[static_cast<std::size_t>(me_) * layout_.cells + position % layout_.cells].store(
+        tuple, std::memory_order_relaxed);
+    ring.publish();
+    // Publish, then ring: a receiver going to sleep cannot miss it
+    // (wake/wake_word.hpp).
+    wake::wake_if_sleeping(*doorbell_backend_, region_.rank_block(receiver).doorbell);
+    return Result::done;
+}
+
+void ShmTransport::repost(const Arrival& arrival) {
+    const int sender = static_cast<int>(arrival.slot >> 32);
+    const auto cell = static_cast<std::uint32_t>(arrival.slot);
+    // Empty the slot before the producer may reuse it; the release of the ring
+    // head orders this store before the producer's next write of the slot.
+    my_icb_[static_cast<std::size_t>(sender) * layout_.cells + cell].store(0, std::memory_order_relaxed);
+    inbound_[sender].release();
+}
+
+int ShmTransport::progress(Events& events) {
+    int handled = 0;
+    for (int sender = 0; sender < layout_.local_size; ++sender) {
+        RingConsumer& ring = inbound_[sender];
+        for (int burst = 0; burst < kBurstPerPeer; ++burst) {
+            std::uint64_t position = 0;
+            const std::byte* cell = ring.next(position);
+            if (cell == nullptr) break;
+            const auto index = static_cast<std::uint32_t>(position % layout_.cells);
+            Arrival arrival;
+            arrival.peer = locality_.host_ranks[sender];
+            arrival.tuple = my_icb_[static_cast<std::size_t>(sender) * layout_.cells + index].load(
+                std::memory_order_relaxed);
+            arrival.body = cell + kCellHeaderBytes;
+            arrival.bytes = reinterpret_cast<const CellHeader*>(cell)->bytes;
+            arrival.slot = static_cast<std::uint64_t>(sender) << 32 | index;
+            events.message_arrived(arrival);
+            ++handled;
+        }
+    }
+    return handled;
+}
+
+}  // namespace si::transport::shm

@@ -1,0 +1,96 @@
+// The transport contract: RDMA semantics behind a dozen operations.
+//
+// A transport moves two kinds of traffic between ranks:
+//  - messages: a two-element send (the 8-byte matching tuple, then the body)
+//    into receive slots the receiver has pre-posted. The tuple lands in the
+//    receiver's helper-visible ICB slot, the body in the slot's buffer;
+//  - RDMA Read and Write on memory the owner registered.
+// Transports never decide which peers they serve; the p2p layer does.
+// After a message is delivered, the transport rings the receiver's doorbell
+// (node::RankBlock::doorbell, a wake/wake_word.hpp word) if it sleeps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace si::transport {
+
+enum class [[nodiscard]] Result : std::uint8_t {
+    done,    // finished now
+    posted,  // will be reported through Events::rdma_completed
+    retry,   // no resources now (no receive slot at the peer); try again after progress
+    failed,  // the peer is gone or the kernel refused; the transport logged why
+};
+
+struct Capabilities {
+    std::string name;
+    std::size_t max_body_bytes = 0;  // largest body of one message
+    bool rdma_read = false;
+    bool rdma_write = false;
+    // Both ends read the same CLOCK_MONOTONIC (same host), so a timestamp
+    // taken by the sender means something to the receiver.
+    bool shared_clock = false;
+};
+
+// What the owner of a memory range hands to peers so they can read or write it.
+struct RemoteKey {
+    std::uint64_t address = 0;
+    std::uint64_t key = 0;
+};
+
+struct Registration {
+    void* address = nullptr;
+    std::size_t bytes = 0;
+    std::uint64_t key = 0;
+    void* handle = nullptr;  // transport's own bookkeeping
+};
+
+// A received message. Valid until Transport::repost(arrival).
+struct Arrival {
+    int peer = -1;             // world rank of the sender
+    std::uint64_t tuple = 0;   // read from the ICB slot
+    const std::byte* body = nullptr;
+    std::size_t bytes = 0;
+    std::uint64_t slot = 0;    // transport's handle of the receive slot
+};
+
+// Implemented by the p2p layer; called from Transport::progress.
+class Events {
+public:
+    virtual void message_arrived(const Arrival& arrival) = 0;
+    virtual void rdma_completed(std::uint64_t cookie, int error) = 0;
+
+protected:
+    ~Events() = default;
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+
+    virtual const Capabilities& capabilities() const = 0;
+
+    virtual Registration register_memory(const void* address, std::size_t bytes) = 0;
+    virtual void deregister_memory(Registration& registration) = 0;
+
+    // Two-element send: the tuple, then header + payload gathered into one body.
+    // Copies everything before returning done; retry when the peer has no free slot.
+    virtual Result send(int peer, std::uint64_t tuple, std::span<const std::byte> header,
+                        std::span<const std::byte> payload) = 0;
+    // Hands the receive slot of an arrival back to its sender; arrivals from one
+    // peer are reposted in the order they arrived.
+    virtual void repost(const Arrival& arrival) = 0;
+
+    // One-sided transfers; the cookie comes back with rdma_completed when posted.
+    virtual Result rdma_read(int peer, void* local, std::size_t bytes, RemoteKey remote,
+                             std::uint64_t cookie) = 0;
+    virtual Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
+                              std::uint64_t cookie) = 0;
+
+    // Delivers arrivals and completions; returns how many events it handled.
+    virtual int progress(Events& events) = 0;
+};
+
+}  // namespace si::transport

@@ -1,0 +1,32 @@
+#include "wake/backends.hpp"
+
+#include "base/futex.hpp"
+
+namespace si::wake {
+
+namespace {
+
+class FutexBackend final : public Backend {
+public:
+    const char* name() const override { return "futex"; }
+
+    void wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout) override {
+        const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+        const timespec relative{static_cast<time_t>(seconds.count()),
+                                static_cast<long>((timeout - seconds).count()) * 1'000'000L};
+        futex::wait(word, kSleeping, &relative);
+    }
+
+    void wake(std::atomic<std::uint32_t>& word) override { futex::wake(word, 1); }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(config::WakeBackend choice) {
+    switch (choice) {
+        case config::WakeBackend::futex: break;
+    }
+    return std::make_unique<FutexBackend>();
+}
+
+}  // namespace si::wake

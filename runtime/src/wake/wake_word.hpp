@@ -1,0 +1,74 @@
+// Sleeping and waking across processes without losing a wake-up.
+//
+// A WakeWord is a 32-bit word in shared memory, owned by one sleeper (an
+// interrupt thread, or an idle helper process) and poked by any number of
+// wakers. Its states:
+//
+//     running --sleeper arms--> sleeping --waker--> woken --sleeper--> running
+//        \____________________waker____________________/
+//
+// Sleeper (sleep()):   arm:      CAS running -> sleeping; if that fails the
+//                                word is `woken`: a wake came while we ran,
+//                                consume it (store running) and return.
+//                      re-check: ask the caller whether there is still
+//                                nothing to do (`idle`); if there is, disarm
+//                                with an exchange and return.
+//                      sleep:    in the backend while the word is `sleeping`.
+//                      disarm:   exchange -> running; the old value says
+//                                whether we were woken or timed out.
+// Waker (wake_if_sleeping()):  publish the work first (the caller), then
+//                      read the word with a read-modify-write; only if it
+//                      is `sleeping`, CAS sleeping -> woken and enter the
+//                      kernel. A waker that finds the word `running` does
+//                      nothing: the sleeper has not armed yet, and its
+//                      re-check will see the published work.
+// Waker (post()):      exchange -> woken, enter the kernel only if the old
+//                      value was `sleeping`; the next sleep() returns at once
+//                      if the sleeper was running. Used to stop a sleeper.
+//
+// No wake-up is lost: the sleeper's arm and the waker's read are both
+// read-modify-writes of the word, so one precedes the other in the word's
+// modification order. If the waker's comes first, the sleeper's arm reads
+// from its release sequence, so the re-check sees the work published before
+// it; otherwise the waker reads `sleeping` and wakes. (RMWs rather than a
+// fence plus a plain load: the argument needs only acquire/release, and
+// ThreadSanitizer can check it.) None is spurious: a waker enters the kernel
+// only for a word it moved out of `sleeping` itself, so each wake-up fired
+// ends exactly one sleep.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+namespace si::wake {
+
+enum WordState : std::uint32_t { kRunning = 0, kSleeping = 1, kWoken = 2 };
+
+// How a sleeper waits in the kernel and a waker gets it out. A backend only
+// moves threads; the WakeWord protocol decides when.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const char* name() const = 0;
+    // Blocks while word == kSleeping, at most `timeout`; may return early.
+    virtual void wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout) = 0;
+    // Ends the wait of the one sleeper of word.
+    virtual void wake(std::atomic<std::uint32_t>& word) = 0;
+};
+
+enum class SleepResult { woken, timed_out, not_idle };
+
+// The sleeper's side. `idle` runs after arming and must return false if
+// there is work after all (it is the re-check of the protocol).
+SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
+                  std::chrono::milliseconds timeout, const std::function<bool()>& idle);
+
+// Wakes the sleeper if it sleeps; true if this call fired the wake-up.
+bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word);
+
+// Makes the sleeper's current or next sleep return (to stop it).
+void post(Backend& backend, std::atomic<std::uint32_t>& word);
+
+}  // namespace si::wake

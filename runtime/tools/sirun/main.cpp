@@ -1,0 +1,151 @@
+// sirun: starts an MPI job of N ranks on this host and serves them PMI-1.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base/config.hpp"
+#include "base/error.hpp"
+#include "node/placement.hpp"
+#include "sirun/job.hpp"
+
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kCannotRun = 127;
+
+std::string describe_knobs() {
+    si::config::Settings current;
+    try {
+        current = si::config::load(si::config::process_environment());
+    } catch (const si::Error& error) {
+        // Still list the knobs; the bad value shows in the listing.
+        std::fprintf(stderr, "sirun: warning: %s\n", error.what());
+    }
+    return si::config::describe(current);
+}
+
+// Rank i -> all PUs of core (i mod cores), counting only the cores sirun
+// itself may use, so that a sirun started under taskset keeps its ranks there.
+std::vector<std::vector<int>> core_binding(int ranks) {
+    si::node::CpuTopology machine = si::node::load_topology();
+    const std::vector<int> allowed = si::node::bound_cpus_of_this_process();
+    if (!allowed.empty()) machine = si::node::restrict_topology(machine, allowed);
+    if (machine.cores.empty()) si::fail("hwloc found no core this process may run on");
+    std::vector<std::vector<int>> cpus;
+    for (int r = 0; r < ranks; ++r) cpus.push_back(si::node::rank_core_cpus(machine, r));
+    return cpus;
+}
+
+int run(int argc, char** argv) {
+    CLI::App app{"Starts an MPI job of N ranks on this host: sirun -n N [options] program [args...]",
+                 "sirun"};
+    // Everything from the program name on belongs to the program.
+    app.prefix_command();
+    int ranks = 0;
+    int helpers = -1;
+    double timeout = 0;
+    std::vector<std::string> env;
+    std::string bind = "none";
+    bool info = false;
+    app.add_option("-n,--np", ranks, "Number of ranks (at least 1)");
+    app.add_option("--helpers", helpers, "Helper processes per node (sets SI_HELPERS for the ranks)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--timeout", timeout,
+                   "End the job after this many seconds (exit status 124); 0: no limit")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--bind", bind,
+                   "core: bind rank i to all hardware threads of core (i mod cores); "
+                   "none: leave the ranks' CPUs to the OS")
+        ->check(CLI::IsMember({"core", "none"}))
+        ->capture_default_str();
+    app.add_option("--env", env, "Set K=V in the ranks' environment (repeatable)")
+        ->allow_extra_args(false)
+        ->take_all();
+    app.add_flag("--info", info, "List every SI_* setting of the runtime and exit");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        int code = app.exit(error);
+        return code == 0 ? 0 : kUsageError;
+    }
+    if (info) {
+        std::fputs(describe_knobs().c_str(), stdout);
+        return 0;
+    }
+    std::vector<std::string> command = app.remaining();
+    if (!command.empty() && command.front() == "--") {
+        command.erase(command.begin());
+    } else if (!command.empty() && command.front().starts_with("-")) {
+        // prefix_command() hands over unknown options as if they were the program.
+        std::fprintf(stderr, "sirun: unknown option '%s' (see sirun --help)\n",
+                     command.front().c_str());
+        return kUsageError;
+    }
+    if (app.count("-n") == 0) {
+        std::fprintf(stderr, "sirun: -n is missing: say how many ranks to start, e.g. "
+                             "sirun -n 4 ./program\n");
+        return kUsageError;
+    }
+    if (ranks < 1) {
+        std::fprintf(stderr, "sirun: -n %d: the job needs at least 1 rank\n", ranks);
+        return kUsageError;
+    }
+    if (command.empty()) {
+        std::fprintf(stderr, "sirun: no program given: sirun -n %d ./program [args...]\n", ranks);
+        return kUsageError;
+    }
+    for (const std::string& assignment : env)
+        if (assignment.find('=') == std::string::npos || assignment.front() == '=') {
+            std::fprintf(stderr, "sirun: --env '%s' is not of the form NAME=VALUE\n",
+                         assignment.c_str());
+            return kUsageError;
+        }
+
+    si::sirun::JobOptions options;
+    options.ranks = ranks;
+    options.helpers = helpers;
+    // Longer than any job, and short enough for the clock arithmetic.
+    constexpr double kLongestTimeout = 1e8;
+    options.timeout_seconds = std::min(timeout, kLongestTimeout);
+    options.env = std::move(env);
+    options.argv = command;
+    if (bind == "core") {
+        try {
+            options.rank_cpus = core_binding(ranks);
+        } catch (const si::Error& error) {
+            std::fprintf(stderr, "sirun: --bind core: %s\n", error.what());
+            return 1;
+        }
+    }
+    try {
+        options.program_path = si::sirun::resolve_program(command.front());
+    } catch (const si::Error& error) {
+        std::fprintf(stderr, "sirun: %s\n", error.what());
+        return kCannotRun;
+    }
+    si::sirun::JobResult result;
+    try {
+        result = si::sirun::run_job(options);
+    } catch (const si::Error& error) {
+        std::fprintf(stderr, "sirun: cannot start the job: %s\n", error.what());
+        return 1;
+    }
+    if (result.signal != 0 && result.signal != SIGQUIT) {
+        // Die of the same signal, so a shell or script sees how sirun ended
+        // (not for SIGQUIT, whose default action writes a core file).
+        std::fflush(stdout);
+        ::signal(result.signal, SIG_DFL);
+        ::raise(result.signal);
+    }
+    return result.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return run(argc, argv); }

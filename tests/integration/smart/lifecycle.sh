@@ -1,0 +1,44 @@
+#!/bin/sh
+# Helper lifecycle and faults under SI_PROGRESS=smart (see lifecycle.c):
+#   lifecycle.sh <sirun> <lifecycle program>
+# 1. A rank killed with SIGKILL ends the job, and no helper outlives it.
+# 2. Killed helpers: the ranks finish their work and each says so once.
+# 3. MPI_Finalize with a sleeping interrupt thread returns promptly.
+set -u
+sirun=$1
+program=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+export SI_PROGRESS=smart
+
+SI_HELPERS=2 "$sirun" --timeout 60 -n 3 "$program" kill-rank "$work/pids" >"$work/out1" 2>&1
+status=$?
+[ "$status" -ne 0 ] || fail "a job whose rank was killed exited with status 0"
+[ -s "$work/pids" ] || fail "no helper pids were recorded"
+sleep 0.5
+for pid in $(cat "$work/pids" 2>/dev/null); do
+    if [ -r "/proc/$pid/comm" ] && grep -q si-helper "/proc/$pid/comm"; then
+        state=$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+        [ "$state" = "Z" ] || fail "helper $pid outlived the job (state $state)"
+    fi
+done
+
+SI_HELPERS=1 "$sirun" --timeout 60 -n 2 "$program" kill-helper >"$work/out2" 2>&1
+grep -q "No Errors" "$work/out2" || fail "ranks did not finish after their helper died"
+notices=$(grep -c "helper (pid [0-9]*) died" "$work/out2")
+[ "$notices" -eq 2 ] || fail "expected one notice per rank (2), got $notices"
+
+"$sirun" --timeout 60 -n 2 "$program" finalize >"$work/out3" 2>&1
+grep -q "No Errors" "$work/out3" || fail "finalize scenario failed"
+seconds=$(sed -n 's/^MPI_Finalize took \([0-9.]*\) s$/\1/p' "$work/out3")
+awk -v s="${seconds:-99}" 'BEGIN { exit !(s < 2.0) }' ||
+    fail "MPI_Finalize took ${seconds:-?} s with a sleeping interrupt thread"
+
+if [ "$failures" -ne 0 ]; then
+    for f in "$work"/out*; do echo "--- $f"; cat "$f"; done
+    exit 1
+fi
+echo "lifecycle: all scenarios passed (MPI_Finalize took $seconds s)"

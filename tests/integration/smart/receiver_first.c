@@ -1,0 +1,126 @@
+/*
+ * The case SmartInterrupts exists for: the receiver posts a large Irecv
+ * first, then computes without calling MPI while the sender's RTS arrives.
+ * With asynchronous progress the RDMA Read runs during the computation and
+ * the data is in the buffer before MPI_Wait; without it (mode none) nothing
+ * can move it before MPI_Wait.
+ *
+ *   receiver_first arrives|stays [wildcard] [bytes]
+ *
+ * Ranks pair up (0->1, 2->3, ...). "arrives" requires the data before
+ * MPI_Wait, "stays" requires it not to be there. With SI_PROGRESS=smart the
+ * receivers' counters must also show at least one wake-up and no futile or
+ * late one.
+ * Reading a receive buffer before MPI_Wait is outside the MPI standard; this
+ * test does it on purpose, to observe progress.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mtest.h"
+#include "stats.h"
+#include "work.h"
+
+struct Tail {
+    const unsigned char* buffer;
+    const unsigned char* expected;
+    size_t offset, bytes;
+};
+
+/* The peek races with the runtime's write into the buffer by design: it is
+ * the observation. It reads byte by byte through volatile, without memcmp
+ * (which ThreadSanitizer intercepts), and is exempt from ThreadSanitizer's
+ * instrumentation so that the runtime's own accesses stay checked. */
+#if defined(__GNUC__)
+__attribute__((no_sanitize_thread, noinline))
+#endif
+static int tail_arrived(const void* context) {
+    const struct Tail* tail = context;
+    const volatile unsigned char* seen = tail->buffer + tail->offset;
+    for (size_t i = 0; i < tail->bytes; ++i)
+        if (seen[i] != tail->expected[i]) return 0;
+    return 1;
+}
+
+static int smart_mode(void) {
+    const char* mode = getenv("SI_PROGRESS");
+    return mode != NULL && strcmp(mode, "smart") == 0;
+}
+
+/* notes[r]: 1 if receiver r had to wait for its data (it had not arrived
+ * during MPI_Barrier, whose own progress may already have moved it). */
+static int check_receiver_counters(int nranks, const int* notes) {
+    int errs = 0;
+    if (!smart_mode()) return 0;
+    for (int r = 1; r < nranks - (nranks % 2); r += 2) {
+        if (!notes[r]) continue;
+        const long long wakeups = stats_counter(r, "wakeups");
+        const long long futile = stats_counter(r, "futile_wakeups");
+        const long long late = stats_counter(r, "late_wakeups");
+        errs += MT_CHECK(wakeups >= 1, "rank %d: expected a wake-up, got %lld", r, wakeups);
+        errs += MT_CHECK(futile == 0, "rank %d: %lld futile wake-ups", r, futile);
+        // The receiver computes until its data is there: nothing can be late.
+        errs += MT_CHECK(late == 0, "rank %d: %lld late wake-ups", r, late);
+        const long long latency_mean = stats_counter(r, "wake_latency_us_mean");
+        const long long latency_max = stats_counter(r, "wake_latency_us_max");
+        errs += MT_CHECK(latency_mean >= 0 && latency_max >= latency_mean,
+                         "rank %d: wake latency mean %lld us, max %lld us", r, latency_mean,
+                         latency_max);
+    }
+    return errs;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2 || (strcmp(argv[1], "arrives") != 0 && strcmp(argv[1], "stays") != 0)) {
+        fprintf(stderr, "usage: receiver_first arrives|stays [wildcard] [bytes]\n");
+        return 2;
+    }
+    const int expect_arrival = strcmp(argv[1], "arrives") == 0;
+    const int wildcard = argc > 2 && strcmp(argv[2], "wildcard") == 0;
+    const size_t bytes = argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 20;
+    stats_enable();
+    mtest_init(&argc, &argv);
+    int errs = 0, rank = 0, size = 0, had_to_wait = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int paired = rank < size - (size % 2);
+    const int sender = rank % 2 == 0;
+    unsigned char* buffer = malloc(bytes);
+    if (buffer == NULL) MT_FATAL("out of memory");
+
+    if (paired && sender) {
+        mtest_fill(buffer, bytes, 100 + (unsigned)rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        work_until(0.005, NULL, NULL);  // let the receiver compute first
+        MPI_Send(buffer, (int)bytes, MPI_BYTE, rank + 1, 7, MPI_COMM_WORLD);
+    } else if (paired) {
+        unsigned char expected[64];
+        for (size_t i = 0; i < sizeof expected; ++i)
+            expected[i] = mtest_pattern(bytes - sizeof expected + i, 100 + (unsigned)rank - 1);
+        memset(buffer, 0, bytes);
+        MPI_Request request;
+        MPI_Irecv(buffer, (int)bytes, MPI_BYTE, wildcard ? MPI_ANY_SOURCE : rank - 1,
+                  wildcard ? MPI_ANY_TAG : 7, MPI_COMM_WORLD, &request);
+        MPI_Barrier(MPI_COMM_WORLD);
+        const struct Tail tail = {buffer, expected, bytes - sizeof expected, sizeof expected};
+        had_to_wait = !tail_arrived(&tail);
+        const double waited = work_until(expect_arrival ? 5.0 : 0.2, tail_arrived, &tail);
+        const int arrived = tail_arrived(&tail);
+        MPI_Status status;
+        MPI_Wait(&request, &status);
+        errs += MT_VERIFY("received", buffer, bytes, 100 + (unsigned)rank - 1);
+        errs += MT_EQ(status.MPI_SOURCE, rank - 1);
+        if (expect_arrival) {
+            errs += MT_CHECK(arrived, "data not there after %.3f s of work before MPI_Wait", waited);
+            if (arrived) printf("rank %d: data there after %.1f ms of work\n", rank, 1e3 * waited);
+        } else {
+            errs += MT_CHECK(!had_to_wait || !arrived,
+                             "data arrived during the work, without progression");
+        }
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(buffer);
+    return stats_finish(errs, had_to_wait, check_receiver_counters);
+}

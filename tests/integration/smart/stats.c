@@ -1,0 +1,108 @@
+#define _GNU_SOURCE
+#include "stats.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char g_path[256];
+
+void stats_enable(void) {
+    snprintf(g_path, sizeof g_path, "/tmp/si-test-stats-%d", (int)getppid());
+    setenv("SI_STATS", g_path, 1);
+}
+
+static FILE* open_rank_file(int rank) {
+    char name[300];
+    snprintf(name, sizeof name, "%s.%d", g_path, rank);
+    for (int tries = 0; tries < 1000; ++tries) {
+        FILE* file = fopen(name, "r");
+        if (file != NULL) return file;
+        const struct timespec ten_ms = {0, 10 * 1000 * 1000};
+        nanosleep(&ten_ms, NULL);
+    }
+    fprintf(stderr, "stats: %s did not appear\n", name);
+    return NULL;
+}
+
+/* Calls visit(name, value, context) for every row of a rank's file. */
+static int for_each_counter(int rank, void (*visit)(const char*, long long, void*), void* context) {
+    FILE* file = open_rank_file(rank);
+    if (file == NULL) return -1;
+    char line[256];
+    while (fgets(line, sizeof line, file) != NULL) {
+        char name[128];
+        long long value = 0;
+        int row_rank = 0;
+        if (sscanf(line, "%d,%127[^,],%lld", &row_rank, name, &value) == 3)
+            visit(name, value, context);
+    }
+    fclose(file);
+    return 0;
+}
+
+struct Lookup {
+    const char* name;
+    long long value;
+};
+
+static void find_counter(const char* name, long long value, void* context) {
+    struct Lookup* lookup = context;
+    if (strcmp(name, lookup->name) == 0) lookup->value = value;
+}
+
+long long stats_counter(int rank, const char* name) {
+    struct Lookup lookup = {name, -1};
+    for_each_counter(rank, find_counter, &lookup);
+    return lookup.value;
+}
+
+struct Sum {
+    const char* prefix;
+    const char* suffix;
+    long long total;
+};
+
+static void add_matching(const char* name, long long value, void* context) {
+    struct Sum* sum = context;
+    const size_t length = strlen(name), suffix_length = strlen(sum->suffix);
+    if (strncmp(name, sum->prefix, strlen(sum->prefix)) == 0 && length >= suffix_length &&
+        strcmp(name + length - suffix_length, sum->suffix) == 0)
+        sum->total += value;
+}
+
+long long stats_sum(int rank, const char* prefix, const char* suffix) {
+    struct Sum sum = {prefix, suffix, 0};
+    for_each_counter(rank, add_matching, &sum);
+    return sum.total;
+}
+
+int stats_finish(int errors, int note, int (*check)(int nranks, const int* notes)) {
+    int rank = 0, size = 0, total = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int* notes = malloc(sizeof *notes * (size_t)size);
+    MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Gather(&note, 1, MPI_INT, notes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    if (rank != 0) {
+        free(notes);
+        return 0;
+    }
+    if (check != NULL) total += check(size, notes);
+    free(notes);
+    for (int r = 0; r < size; ++r) {
+        char name[300];
+        snprintf(name, sizeof name, "%s.%d", g_path, r);
+        unlink(name);
+    }
+    if (total == 0)
+        printf("No Errors\n");
+    else
+        printf("Found %d errors\n", total);
+    fflush(stdout);
+    return total == 0 ? 0 : 1;
+}

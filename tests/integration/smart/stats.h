@@ -1,0 +1,28 @@
+/*
+ * Reading this runtime's counters from a test: the counters are written by
+ * MPI_Finalize when SI_STATS names a path (one CSV per rank, "<path>.<rank>",
+ * rows "rank,counter,value"), so checks on them run after MPI_Finalize, on
+ * rank 0, which reads every rank's file.
+ */
+#ifndef SMART_STATS_H
+#define SMART_STATS_H
+
+/* Before MPI_Init: points SI_STATS at a path shared by the ranks of this job
+ * (they share a parent process: sirun or Hydra's proxy). */
+void stats_enable(void);
+
+/* The value of a counter of a rank, waiting up to 10 s for its file; -1 if
+ * the file or the counter does not exist. */
+long long stats_counter(int rank, const char* name);
+
+/* Sum of every counter of a rank whose name starts with `prefix` and ends
+ * with `suffix` (e.g. "helper", "_wakes"). */
+long long stats_sum(int rank, const char* prefix, const char* suffix);
+
+/* Reduces the error count to rank 0 and gathers every rank's `note` there,
+ * finalizes, and on rank 0 adds what `check` finds in the counters of all
+ * `nranks` ranks (NULL: nothing), prints "No Errors" or "Found N errors", and
+ * removes the files. Returns the exit status for main. */
+int stats_finish(int errors, int note, int (*check)(int nranks, const int* notes));
+
+#endif

@@ -1,0 +1,80 @@
+#include "base/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "base/error.hpp"
+
+namespace si::config {
+namespace {
+
+Lookup from(std::map<std::string, std::string> values) {
+    return [values](std::string_view name) -> std::optional<std::string> {
+        auto it = values.find(std::string(name));
+        if (it == values.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+TEST(Config, DefaultsWhenNothingIsSet) {
+    Settings s = load(from({}));
+    EXPECT_EQ(s.progress, ProgressMode::none);
+    EXPECT_EQ(s.eager_limit, 16384u);
+    EXPECT_EQ(s.node_size, 0);
+    EXPECT_TRUE(s.stats.empty());
+}
+
+TEST(Config, ParsesEveryKind) {
+    Settings s = load(from({{"SI_PROGRESS", "thread"}, {"SI_EAGER_LIMIT", "64k"},
+                            {"SI_NODE_SIZE", "2"}, {"SI_STATS", "1"}}));
+    EXPECT_EQ(s.progress, ProgressMode::thread);
+    EXPECT_EQ(s.eager_limit, 65536u);
+    EXPECT_EQ(s.node_size, 2);
+    EXPECT_EQ(s.stats, "1");
+}
+
+TEST(Config, BadValueNamesVariableAndValidChoices) {
+    try {
+        load(from({{"SI_PROGRESS", "fast"}}));
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("SI_PROGRESS=fast"), std::string::npos) << what;
+        EXPECT_NE(what.find("none, thread"), std::string::npos) << what;
+    }
+    EXPECT_THROW(load(from({{"SI_EAGER_LIMIT", "12q"}})), Error);
+    EXPECT_THROW(load(from({{"SI_NODE_SIZE", "0"}})), Error);
+}
+
+TEST(Config, UnknownVariableGetsNearMatch) {
+    auto warnings = unknown_variable_warnings({"SI_PROGRES", "SI_PROGRESS", "PATH", "SI_ZZZZZZZZZZ"});
+    ASSERT_EQ(warnings.size(), 2u);
+    EXPECT_NE(warnings[0].find("did you mean SI_PROGRESS"), std::string::npos) << warnings[0];
+    EXPECT_EQ(warnings[1].find("did you mean"), std::string::npos) << warnings[1];
+}
+
+TEST(Config, VariablesOfTheToolsAreNotWarnedAbout) {
+    EXPECT_TRUE(unknown_variable_warnings({"SI_CC", "SI_CXX", "SI_BENCH_COMMIT"}).empty());
+}
+
+}  // namespace
+}  // namespace si::config
+
+namespace si::config {
+namespace {
+
+// The README's table of settings must name every knob (and only knobs).
+TEST(Config, ReadmeDocumentsEveryKnob) {
+    std::ifstream readme(SI_SOURCE_DIR "/README.md");
+    ASSERT_TRUE(readme) << "cannot read README.md";
+    const std::string text((std::istreambuf_iterator<char>(readme)), {});
+    for (const Knob& knob : knobs())
+        EXPECT_NE(text.find("| `" + std::string(knob.name) + "` |"), std::string::npos)
+            << knob.name << " is missing from the README's table of settings";
+}
+
+}  // namespace
+}  // namespace si::config

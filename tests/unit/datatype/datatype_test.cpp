@@ -1,0 +1,309 @@
+#include "datatype/datatype.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <climits>
+#include <complex>
+#include <cstring>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace si::datatype {
+namespace {
+
+// The C layouts MPI specifies for the pair types, written out independently
+// of the library's own ValueIndex.
+struct FloatInt {
+    float v;
+    int i;
+};
+struct DoubleInt {
+    double v;
+    int i;
+};
+struct LongInt {
+    long v;
+    int i;
+};
+struct TwoInt {
+    int v;
+    int i;
+};
+struct ShortInt {
+    short v;
+    int i;
+};
+struct LongDoubleInt {
+    long double v;
+    int i;
+};
+
+struct Expected {
+    MPI_Datatype handle;
+    const char* name;
+    std::size_t size;
+    std::size_t extent;
+    std::size_t alignment;
+};
+
+#define SI_BASIC(handle, type)                                     \
+    Expected {                                                     \
+        handle, #handle, sizeof(type), sizeof(type), alignof(type) \
+    }
+#define SI_PAIR(handle, value, pair)                                              \
+    Expected {                                                                    \
+        handle, #handle, sizeof(value) + sizeof(int), sizeof(pair), alignof(pair) \
+    }
+
+const Expected kExpected[] = {
+    SI_BASIC(MPI_CHAR, char),
+    SI_BASIC(MPI_SIGNED_CHAR, signed char),
+    SI_BASIC(MPI_UNSIGNED_CHAR, unsigned char),
+    SI_BASIC(MPI_BYTE, unsigned char),
+    SI_BASIC(MPI_WCHAR, wchar_t),
+    SI_BASIC(MPI_SHORT, short),
+    SI_BASIC(MPI_UNSIGNED_SHORT, unsigned short),
+    SI_BASIC(MPI_INT, int),
+    SI_BASIC(MPI_UNSIGNED, unsigned),
+    SI_BASIC(MPI_LONG, long),
+    SI_BASIC(MPI_UNSIGNED_LONG, unsigned long),
+    SI_BASIC(MPI_LONG_LONG, long long),
+    SI_BASIC(MPI_UNSIGNED_LONG_LONG, unsigned long long),
+    SI_BASIC(MPI_FLOAT, float),
+    SI_BASIC(MPI_DOUBLE, double),
+    SI_BASIC(MPI_LONG_DOUBLE, long double),
+    SI_BASIC(MPI_INT8_T, std::int8_t),
+    SI_BASIC(MPI_INT16_T, std::int16_t),
+    SI_BASIC(MPI_INT32_T, std::int32_t),
+    SI_BASIC(MPI_INT64_T, std::int64_t),
+    SI_BASIC(MPI_UINT8_T, std::uint8_t),
+    SI_BASIC(MPI_UINT16_T, std::uint16_t),
+    SI_BASIC(MPI_UINT32_T, std::uint32_t),
+    SI_BASIC(MPI_UINT64_T, std::uint64_t),
+    SI_BASIC(MPI_C_BOOL, bool),
+    SI_BASIC(MPI_C_FLOAT_COMPLEX, std::complex<float>),
+    SI_BASIC(MPI_C_DOUBLE_COMPLEX, std::complex<double>),
+    SI_BASIC(MPI_C_LONG_DOUBLE_COMPLEX, std::complex<long double>),
+    SI_BASIC(MPI_AINT, MPI_Aint),
+    SI_BASIC(MPI_OFFSET, MPI_Offset),
+    SI_BASIC(MPI_COUNT, MPI_Count),
+    SI_PAIR(MPI_FLOAT_INT, float, FloatInt),
+    SI_PAIR(MPI_DOUBLE_INT, double, DoubleInt),
+    SI_PAIR(MPI_LONG_INT, long, LongInt),
+    SI_PAIR(MPI_2INT, int, TwoInt),
+    SI_PAIR(MPI_SHORT_INT, short, ShortInt),
+    SI_PAIR(MPI_LONG_DOUBLE_INT, long double, LongDoubleInt),
+};
+
+#undef SI_BASIC
+#undef SI_PAIR
+
+TEST(Datatype, PredefinedTypesMatchTheirCTypes) {
+    for (const Expected& e : kExpected) {
+        SCOPED_TRACE(e.name);
+        const Type* t = lookup(e.handle);
+        ASSERT_NE(t, nullptr);
+        EXPECT_EQ(t->handle, e.handle);
+        EXPECT_EQ(t->base, e.handle);
+        EXPECT_EQ(t->size, e.size);
+        EXPECT_EQ(t->extent, e.extent);
+        EXPECT_EQ(t->alignment, e.alignment);
+        EXPECT_EQ(t->lb, 0);
+        EXPECT_EQ(t->elements, 1u);
+        EXPECT_TRUE(t->predefined);
+        EXPECT_TRUE(t->committed);
+        // MPI_LONG_LONG_INT and MPI_C_COMPLEX are aliases; the table uses the other name.
+        EXPECT_STREQ(t->name, e.name);
+        EXPECT_EQ(t->bytes(3), 3 * e.extent);
+    }
+}
+
+TEST(Datatype, EveryPredefinedHandleIsCovered) {
+    EXPECT_EQ(std::size(kExpected), static_cast<std::size_t>(kPredefinedCount - 1));
+    std::set<std::string> names;
+    for (int index = 1; index < kPredefinedCount; ++index) {
+        const Type* t = lookup(MPI_DATATYPE_NULL | index);
+        ASSERT_NE(t, nullptr) << index;
+        names.insert(t->name);
+    }
+    EXPECT_EQ(names.size(), static_cast<std::size_t>(kPredefinedCount - 1));
+    EXPECT_EQ(lookup(MPI_LONG_LONG_INT), lookup(MPI_LONG_LONG));
+    EXPECT_EQ(lookup(MPI_C_COMPLEX), lookup(MPI_C_FLOAT_COMPLEX));
+}
+
+TEST(Datatype, PairTypesCarryTheirPadding) {
+    // 12 bytes of data in a 16-byte struct on LP64: the wire carries 16.
+    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->size, sizeof(double) + sizeof(int));
+    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->extent, sizeof(DoubleInt));
+    EXPECT_EQ(lookup(MPI_SHORT_INT)->extent, sizeof(ShortInt));
+    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->family, Family::pair);
+}
+
+TEST(Datatype, InvalidHandlesAreNotFound) {
+    EXPECT_EQ(lookup(MPI_DATATYPE_NULL), nullptr);
+    EXPECT_EQ(lookup(MPI_COMM_WORLD), nullptr);
+    EXPECT_EQ(lookup(MPI_SUM), nullptr);
+    EXPECT_EQ(lookup(MPI_REQUEST_NULL), nullptr);
+    EXPECT_EQ(lookup(0), nullptr);
+    EXPECT_EQ(lookup(-1), nullptr);
+    EXPECT_EQ(lookup(MPI_LONG_DOUBLE_INT + 1), nullptr);
+    EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 64), nullptr);
+    EXPECT_EQ(lookup(MPI_DATATYPE_NULL | ((1 << SI_HANDLE_KIND_SHIFT) - 1)), nullptr);
+}
+
+TEST(Datatype, ContiguousOfABasicType) {
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(4, MPI_INT, h), MPI_SUCCESS);
+    const Type* t = lookup(h);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->handle, h);
+    EXPECT_EQ(t->base, MPI_INT);
+    EXPECT_EQ(t->family, Family::c_integer);
+    EXPECT_EQ(t->size, 4 * sizeof(int));
+    EXPECT_EQ(t->extent, 4 * sizeof(int));
+    EXPECT_EQ(t->lb, 0);
+    EXPECT_EQ(t->elements, 4u);
+    EXPECT_FALSE(t->predefined);
+    EXPECT_FALSE(t->committed);
+    EXPECT_STREQ(t->name, "contiguous(4 x MPI_INT)");
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+TEST(Datatype, ContiguousNests) {
+    MPI_Datatype inner = MPI_DATATYPE_NULL;
+    MPI_Datatype outer = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(2, MPI_DOUBLE_INT, inner), MPI_SUCCESS);
+    ASSERT_EQ(create_contiguous(3, inner, outer), MPI_SUCCESS);
+    const Type* t = lookup(outer);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->base, MPI_DOUBLE_INT);
+    EXPECT_EQ(t->elements, 6u);
+    EXPECT_EQ(t->size, 6 * (sizeof(double) + sizeof(int)));
+    EXPECT_EQ(t->extent, 6 * sizeof(DoubleInt));
+    EXPECT_EQ(t->alignment, alignof(DoubleInt));
+    EXPECT_STREQ(t->name, "contiguous(3 x contiguous(2 x MPI_DOUBLE_INT))");
+    // Freeing the inner type does not affect the outer one.
+    EXPECT_EQ(free_type(inner), MPI_SUCCESS);
+    ASSERT_EQ(lookup(outer), t);
+    EXPECT_EQ(t->elements, 6u);
+    EXPECT_EQ(free_type(outer), MPI_SUCCESS);
+}
+
+TEST(Datatype, ContiguousOfZeroIsEmpty) {
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(0, MPI_DOUBLE, h), MPI_SUCCESS);
+    EXPECT_EQ(lookup(h)->size, 0u);
+    EXPECT_EQ(lookup(h)->extent, 0u);
+    EXPECT_EQ(lookup(h)->elements, 0u);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+TEST(Datatype, ContiguousRejectsBadArguments) {
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    EXPECT_EQ(create_contiguous(-1, MPI_INT, h), MPI_ERR_COUNT);
+    EXPECT_EQ(create_contiguous(1, MPI_DATATYPE_NULL, h), MPI_ERR_TYPE);
+    EXPECT_EQ(create_contiguous(1, MPI_COMM_WORLD, h), MPI_ERR_TYPE);
+    EXPECT_EQ(h, MPI_DATATYPE_NULL);  // untouched on failure
+
+    // (2^31 - 1)^2 x 8 bytes does not fit in 64 bits; 2^20 x (2^31 - 1) x 8 does.
+    MPI_Datatype big = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(INT_MAX, MPI_DOUBLE, big), MPI_SUCCESS);
+    EXPECT_EQ(create_contiguous(INT_MAX, big, h), MPI_ERR_COUNT);
+    ASSERT_EQ(create_contiguous(1 << 20, big, h), MPI_SUCCESS);
+    EXPECT_EQ(lookup(h)->extent, (std::size_t{1} << 20) * INT_MAX * sizeof(double));
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+    EXPECT_EQ(free_type(big), MPI_SUCCESS);
+}
+
+TEST(Datatype, CommitRules) {
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(2, MPI_FLOAT, h), MPI_SUCCESS);
+    EXPECT_FALSE(lookup(h)->committed);
+    EXPECT_EQ(commit(h), MPI_SUCCESS);
+    EXPECT_TRUE(lookup(h)->committed);
+    EXPECT_EQ(commit(h), MPI_SUCCESS);  // again: nothing happens
+    EXPECT_EQ(commit(MPI_FLOAT), MPI_SUCCESS);
+    EXPECT_EQ(commit(MPI_DATATYPE_NULL), MPI_ERR_TYPE);
+    EXPECT_EQ(commit(MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+    EXPECT_EQ(commit(h), MPI_ERR_TYPE);
+}
+
+TEST(Datatype, FreeRules) {
+    for (const Expected& e : kExpected) EXPECT_EQ(free_type(e.handle), MPI_ERR_TYPE) << e.name;
+    EXPECT_EQ(free_type(MPI_DATATYPE_NULL), MPI_ERR_TYPE);
+    const std::size_t before = derived_count();
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(3, MPI_CHAR, h), MPI_SUCCESS);
+    EXPECT_EQ(derived_count(), before + 1);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+    EXPECT_EQ(derived_count(), before);
+    EXPECT_EQ(lookup(h), nullptr);
+    EXPECT_EQ(free_type(h), MPI_ERR_TYPE);
+    MPI_Datatype from_freed = MPI_DATATYPE_NULL;
+    EXPECT_EQ(create_contiguous(2, h, from_freed), MPI_ERR_TYPE);
+}
+
+TEST(Datatype, StaleHandlesStayInvalidWhenSlotsAreReused) {
+    MPI_Datatype first = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_contiguous(1, MPI_INT, first), MPI_SUCCESS);
+    ASSERT_EQ(free_type(first), MPI_SUCCESS);
+    // Enough churn to reuse every free slot, the first one included.
+    std::vector<MPI_Datatype> alive;
+    for (int i = 0; i < 50; ++i) {
+        MPI_Datatype h = MPI_DATATYPE_NULL;
+        ASSERT_EQ(create_contiguous(i, MPI_INT, h), MPI_SUCCESS);
+        EXPECT_NE(h, first);
+        alive.push_back(h);
+    }
+    EXPECT_EQ(lookup(first), nullptr);
+    for (MPI_Datatype h : alive) {
+        ASSERT_NE(lookup(h), nullptr);
+        EXPECT_EQ(lookup(h)->handle, h);
+        EXPECT_EQ(free_type(h), MPI_SUCCESS);
+    }
+}
+
+TEST(Datatype, DeepNestingKeepsNamesShort) {
+    MPI_Datatype h = MPI_INT;
+    std::vector<MPI_Datatype> made;
+    for (int i = 0; i < 30; ++i) {
+        MPI_Datatype next = MPI_DATATYPE_NULL;
+        ASSERT_EQ(create_contiguous(1, h, next), MPI_SUCCESS);
+        made.push_back(next);
+        h = next;
+    }
+    EXPECT_LT(std::strlen(lookup(h)->name), static_cast<std::size_t>(MPI_MAX_OBJECT_NAME));
+    EXPECT_EQ(lookup(h)->elements, 1u);
+    for (MPI_Datatype m : made) EXPECT_EQ(free_type(m), MPI_SUCCESS);
+}
+
+TEST(Datatype, ConcurrentCreateCommitFree) {
+    const std::size_t before = derived_count();
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([t, &failures] {
+            for (int i = 0; i < 2000; ++i) {
+                MPI_Datatype h = MPI_DATATYPE_NULL;
+                if (create_contiguous(t + 1, MPI_DOUBLE, h) != MPI_SUCCESS) ++failures;
+                if (commit(h) != MPI_SUCCESS) ++failures;
+                const Type* type = lookup(h);
+                if (type == nullptr || type->handle != h || !type->committed ||
+                    type->size != static_cast<std::size_t>(t + 1) * sizeof(double))
+                    ++failures;
+                if (lookup(MPI_DOUBLE)->size != sizeof(double)) ++failures;
+                if (free_type(h) != MPI_SUCCESS) ++failures;
+            }
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(derived_count(), before);
+}
+
+}  // namespace
+}  // namespace si::datatype

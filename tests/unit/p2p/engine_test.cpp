@@ -1,0 +1,229 @@
+// The protocol state machines of the p2p engine, driven through an in-process
+// loopback transport: eager and rendezvous in both arrival orders, matching
+// order with wildcards, truncation, flow control, synchronous sends.
+#include "p2p/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "loopback_transport.hpp"
+
+namespace si::p2p {
+namespace {
+
+constexpr int kErrTruncate = 15;
+
+struct Param {
+    std::size_t eager_limit;
+    int slots;
+    bool deferred_rdma;
+};
+
+class EngineTest : public ::testing::TestWithParam<Param> {
+protected:
+    static constexpr int kRanks = 3;
+
+    EngineTest() : fabric_(kRanks, GetParam().slots, GetParam().deferred_rdma) {
+        for (int r = 0; r < kRanks; ++r) {
+            locks_.push_back(std::make_unique<ProgressLock>(words_[r]));
+            std::vector<transport::Transport*> transport_of(kRanks, &fabric_.endpoint(r));
+            engines_.push_back(std::make_unique<Engine>(
+                r, transport_of, *locks_[r], Engine::Options{GetParam().eager_limit}));
+        }
+        std::iota(world_.begin(), world_.end(), 0);
+    }
+
+    CommRef comm(int rank, std::uint16_t context = 4) const {
+        return CommRef{context, rank, world_};
+    }
+    Engine& engine(int rank) { return *engines_[rank]; }
+
+    // Progresses every engine until all requests complete (or gives up).
+    void run_until_complete(std::initializer_list<Request*> requests) {
+        for (int round = 0; round < 10000; ++round) {
+            bool all = true;
+            for (Request* r : requests) all = all && r->complete.load();
+            if (all) return;
+            for (auto& e : engines_) e->progress();
+        }
+        FAIL() << "requests did not complete";
+    }
+
+    Request* send(int from, int to, const std::vector<char>& data, int tag,
+                  SendMode mode = SendMode::standard, std::uint16_t context = 4) {
+        return engine(from).isend(data.data(), data.size(), to, tag, comm(from, context), context,
+                                  mode);
+    }
+    Request* receive(int at, int from, std::vector<char>& buffer, int tag,
+                     std::uint16_t context = 4) {
+        return engine(at).irecv(buffer.data(), buffer.size(), from, tag, comm(at, context), context);
+    }
+
+    static std::vector<char> pattern(std::size_t bytes, char seed) {
+        std::vector<char> data(bytes);
+        for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<char>(seed + i * 7);
+        return data;
+    }
+
+    test::LoopbackFabric fabric_;
+    std::atomic<std::uint32_t> words_[kRanks] = {};
+    std::vector<std::unique_ptr<ProgressLock>> locks_;
+    std::vector<std::unique_ptr<Engine>> engines_;
+    std::array<int, kRanks> world_{};
+};
+
+TEST_P(EngineTest, EagerAndRendezvousInBothArrivalOrders) {
+    const std::size_t limit = GetParam().eager_limit;
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, limit, limit + 1, 4 * limit + 3}) {
+        for (bool receiver_first : {true, false}) {
+            SCOPED_TRACE(testing::Message() << bytes << " bytes, receiver first " << receiver_first);
+            const auto data = pattern(bytes, 3);
+            std::vector<char> buffer(bytes + 5, 'x');
+            Request* r = nullptr;
+            Request* s = nullptr;
+            if (receiver_first) r = receive(1, 0, buffer, 9);
+            s = send(0, 1, data, 9);
+            engine(1).progress();  // may make the message unexpected
+            if (!receiver_first) r = receive(1, 0, buffer, 9);
+            run_until_complete({r, s});
+            EXPECT_EQ(r->result.error, 0);
+            EXPECT_EQ(r->result.bytes, bytes);
+            EXPECT_EQ(r->result.source, 0);
+            EXPECT_EQ(r->result.tag, 9);
+            EXPECT_TRUE(std::equal(data.begin(), data.end(), buffer.begin()));
+            EXPECT_EQ(buffer[bytes], 'x') << "nothing written past the message";
+            engine(0).release(s);
+            engine(1).release(r);
+        }
+    }
+    EXPECT_EQ(engine(0).active_requests(), 0u);
+    EXPECT_EQ(engine(1).active_requests(), 0u);
+}
+
+TEST_P(EngineTest, NonOvertakingWithWildcardsAndMixedProtocols) {
+    const std::size_t limit = GetParam().eager_limit;
+    std::vector<std::vector<char>> messages;
+    for (int i = 0; i < 12; ++i) messages.push_back(pattern(i % 3 == 0 ? limit * 2 : 8, char(i)));
+    std::vector<Request*> sends;
+    for (int i = 0; i < 12; ++i) sends.push_back(send(2, 0, messages[i], 100 + i % 4));
+    std::vector<std::vector<char>> buffers(12, std::vector<char>(limit * 2));
+    std::vector<Request*> receives;
+    for (int i = 0; i < 12; ++i) {
+        receives.push_back(receive(0, kAnySource, buffers[i], kAnyTag));
+        if (i % 5 == 0) engine(0).progress();  // interleave expected and unexpected paths
+    }
+    for (int i = 0; i < 12; ++i) run_until_complete({receives[i], sends[i]});
+    for (int i = 0; i < 12; ++i) {
+        EXPECT_EQ(receives[i]->result.tag, 100 + i % 4) << "message " << i << " overtaken";
+        EXPECT_EQ(receives[i]->result.bytes, messages[i].size());
+        EXPECT_TRUE(std::equal(messages[i].begin(), messages[i].end(), buffers[i].begin()));
+    }
+}
+
+TEST_P(EngineTest, SpecificReceivesSkipOtherSourcesAndTags) {
+    const auto a = pattern(16, 1), b = pattern(16, 2), c = pattern(16, 3);
+    Request* s1 = send(1, 0, a, 1);
+    Request* s2 = send(2, 0, b, 2);
+    Request* s3 = send(1, 0, c, 3);
+    engine(0).progress();
+    std::vector<char> buffer(16);
+    Request* r = receive(0, 1, buffer, 3);  // skips (1,1) and (2,2)
+    run_until_complete({r, s1, s2, s3});
+    EXPECT_EQ(buffer, c);
+    Request* r2 = receive(0, kAnySource, buffer, 2);
+    run_until_complete({r2});
+    EXPECT_EQ(r2->result.source, 2);
+    EXPECT_EQ(buffer, b);
+}
+
+TEST_P(EngineTest, ContextsNeverMatchEachOther) {
+    const auto data = pattern(8, 5);
+    Request* s = send(0, 1, data, 0, SendMode::standard, /*context=*/6);
+    std::vector<char> buffer(8);
+    Request* wrong = receive(1, kAnySource, buffer, kAnyTag, /*context=*/4);
+    for (int i = 0; i < 50; ++i) engine(1).progress();
+    EXPECT_FALSE(wrong->complete.load());
+    EXPECT_TRUE(engine(1).iprobe(0, 0, comm(1, 6), 6).has_value());
+    Request* right = receive(1, 0, buffer, 0, /*context=*/6);
+    run_until_complete({right, s});
+    engine(1).release(wrong);  // detached: recycled when it would complete
+}
+
+TEST_P(EngineTest, TruncationReportsErrorAndReleasesSender) {
+    const std::size_t limit = GetParam().eager_limit;
+    for (std::size_t bytes : {limit, limit * 3}) {
+        const auto data = pattern(bytes, 9);
+        std::vector<char> buffer(bytes / 2);
+        Request* r = receive(1, 0, buffer, 1);
+        Request* s = send(0, 1, data, 1);
+        run_until_complete({r, s});
+        EXPECT_EQ(r->result.error, kErrTruncate);
+        EXPECT_EQ(r->result.bytes, buffer.size());
+        EXPECT_EQ(s->result.error, 0);
+        EXPECT_TRUE(std::equal(buffer.begin(), buffer.end(), data.begin()));
+    }
+}
+
+TEST_P(EngineTest, FloodBeyondReceiveSlotsLosesNothing) {
+    std::vector<std::vector<char>> messages;
+    std::vector<Request*> sends;
+    for (int i = 0; i < 80; ++i) messages.push_back(pattern(4, char(i)));
+    for (int i = 0; i < 80; ++i) sends.push_back(send(0, 1, messages[i], 3));
+    EXPECT_GT(engine(0).stats().send_retries, 0u) << "the flood must exceed the slots";
+    for (int i = 0; i < 80; ++i) {
+        std::vector<char> buffer(4);
+        Request* r = receive(1, 0, buffer, 3);
+        run_until_complete({r});
+        EXPECT_EQ(buffer, messages[i]) << "message " << i;
+    }
+    run_until_complete({sends.back()});
+}
+
+TEST_P(EngineTest, SynchronousSendWaitsForTheMatch) {
+    const auto data = pattern(4, 1);
+    Request* s = send(0, 1, data, 5, SendMode::synchronous);
+    for (int i = 0; i < 50; ++i) {
+        engine(0).progress();
+        engine(1).progress();
+    }
+    EXPECT_FALSE(s->complete.load()) << "MPI_Ssend completed before a receive matched it";
+    std::vector<char> buffer(4);
+    Request* r = receive(1, 0, buffer, 5);
+    run_until_complete({r, s});
+    EXPECT_EQ(buffer, data);
+}
+
+TEST_P(EngineTest, ProcNullCompletesAtOnce) {
+    std::vector<char> buffer(4);
+    Request* s = engine(0).isend(buffer.data(), 4, kProcNull, 1, comm(0), 4, SendMode::standard);
+    Request* r = engine(0).irecv(buffer.data(), 4, kProcNull, 1, comm(0), 4);
+    EXPECT_TRUE(s->complete.load());
+    EXPECT_TRUE(r->complete.load());
+    EXPECT_EQ(r->result.source, kProcNull);
+    EXPECT_EQ(r->result.tag, kAnyTag);
+    EXPECT_EQ(r->result.bytes, 0u);
+}
+
+TEST_P(EngineTest, MessageToSelf) {
+    for (std::size_t bytes : {std::size_t{8}, GetParam().eager_limit * 2}) {
+        const auto data = pattern(bytes, 4);
+        std::vector<char> buffer(bytes);
+        Request* s = send(2, 2, data, 1);
+        Request* r = receive(2, 2, buffer, 1);
+        run_until_complete({r, s});
+        EXPECT_EQ(buffer, data);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, EngineTest,
+                         ::testing::Values(Param{64, 4, false}, Param{64, 2, true},
+                                           Param{1024, 64, false}),
+                         [](const ::testing::TestParamInfo<Param>& p) {
+                             return "eager" + std::to_string(p.param.eager_limit) + "_slots" +
+                                    std::to_string(p.param.slots) +
+                                    (p.param.deferred_rdma ? "_deferred" : "_immediate");
+                         });
+
+}  // namespace
+}  // namespace si::p2p

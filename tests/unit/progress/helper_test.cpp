@@ -1,0 +1,106 @@
+#include "progress/helper.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "p2p/tuple.hpp"
+#include "wake/backends.hpp"
+
+namespace si::progress {
+namespace {
+
+using p2p::MatchSpec;
+using p2p::MessageKind;
+using p2p::Tuple;
+
+// A node region of two ranks, as a helper sees it.
+class HelperTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        region_ = node::Region::create("helper-test-" + std::to_string(::getpid()), 2, 8);
+        region_.unlink();
+        backend_ = wake::make_backend(config::WakeBackend::futex);
+    }
+
+    void arrive(int rank, std::size_t slot, Tuple tuple) {
+        region_.icb(rank)[slot].store(tuple.pack());
+    }
+    void request(int rank, std::size_t entry, MatchSpec spec) {
+        const p2p::InterruptPattern pattern = p2p::interrupt_pattern(spec);
+        node::InterruptRequest& e = region_.irb(rank)[entry];
+        e.mask.store(pattern.mask);
+        e.value.store(pattern.value);
+        region_.rank_block(rank).irb_in_use.fetch_add(1);
+    }
+    RankVerdict examine(int rank) { return examine_rank(region_, rank, *backend_, counters()); }
+    node::HelperBlock& counters() { return region_.helper_block(0); }
+    node::RankBlock& rank_block(int rank) { return region_.rank_block(rank); }
+
+    node::Region region_;
+    std::unique_ptr<wake::Backend> backend_;
+};
+
+TEST_F(HelperTest, RankWithoutRequestsIsSkippedWithoutAScan) {
+    arrive(0, 0, Tuple{MessageKind::rts, 1, 1, 5});
+    EXPECT_EQ(examine(0), RankVerdict::nothing_requested);
+    EXPECT_EQ(counters().scans.load(), 0u);
+}
+
+TEST_F(HelperTest, MatchingRtsWakesASleepingRankOnce) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    request(0, 3, MatchSpec{1, 1, 5});
+    arrive(0, 6, Tuple{MessageKind::rts, 1, 1, 5});
+    EXPECT_EQ(examine(0), RankVerdict::woken);
+    EXPECT_EQ(rank_block(0).interrupt_word.load(), wake::kWoken);
+    EXPECT_EQ(examine(0), RankVerdict::awake) << "woken and not yet asleep again: no second wake";
+    EXPECT_EQ(counters().wakes.load(), 1u);
+}
+
+TEST_F(HelperTest, FutileScenarioWakesNobody) {
+    // Irecv(tag 1) asked for help; an RTS for tag 2 (not posted yet) arrived.
+    rank_block(1).interrupt_word.store(wake::kSleeping);
+    request(1, 0, MatchSpec{1, 0, 1});
+    arrive(1, 2, Tuple{MessageKind::rts, 1, 0, 2});
+    arrive(1, 3, Tuple{MessageKind::eager, 1, 0, 1});  // eager data needs no wake
+    EXPECT_EQ(examine(1), RankVerdict::no_match);
+    EXPECT_EQ(rank_block(1).interrupt_word.load(), wake::kSleeping);
+    EXPECT_EQ(counters().wakes.load(), 0u);
+}
+
+TEST_F(HelperTest, WildcardRequestIsHelped) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    request(0, 0, MatchSpec{1, MatchSpec::kAnySource, MatchSpec::kAnyTag});
+    arrive(0, 1, Tuple{MessageKind::rts, 1, 1, 77});
+    EXPECT_EQ(examine(0), RankVerdict::woken);
+}
+
+TEST_F(HelperTest, RankInsideItsProgressEngineIsLeftAlone) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    rank_block(0).progress_lock.store(1);
+    request(0, 0, MatchSpec{1, 1, 5});
+    arrive(0, 0, Tuple{MessageKind::rts, 1, 1, 5});
+    EXPECT_EQ(examine(0), RankVerdict::locked);
+    EXPECT_EQ(counters().skipped_locked.load(), 1u);
+    EXPECT_EQ(rank_block(0).interrupt_word.load(), wake::kSleeping);
+}
+
+TEST_F(HelperTest, WithdrawnRequestNoLongerMatches) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    request(0, 0, MatchSpec{1, 1, 5});
+    arrive(0, 0, Tuple{MessageKind::rts, 1, 1, 5});
+    region_.irb(0)[0].value.store(0);  // the receive matched: withdrawn
+    EXPECT_EQ(examine(0), RankVerdict::no_match);
+}
+
+TEST_F(HelperTest, IdleHelperSleepsAndStops) {
+    HelperAssignment assignment{0, {0, 1}, {}};
+    std::thread helper([&] { run_helper(region_, *backend_, assignment); });
+    while (counters().idle_sleeps.load() == 0) std::this_thread::yield();
+    counters().stop.store(1);
+    wake::post(*backend_, counters().word);
+    helper.join();
+    EXPECT_EQ(counters().scans.load(), 0u) << "nothing was outstanding: no scans";
+}
+
+}  // namespace
+}  // namespace si::progress
