@@ -1,0 +1,92 @@
+// Memory footprint, after the thesis: the resident set (VmRSS in
+// /proc/self/status) of every rank right after MPI_Init and after a
+// communication phase.
+//
+// The phase runs the pairwise template (common/pairs.hpp) over the size sweep,
+// receiver first, once in each direction, so that every rank in a pair has
+// received eager and rendezvous messages and whatever the runtime maps for them
+// (transport rings, rendezvous buffers, the helpers' shared memory) is touched.
+//
+//   vmrss_init    VmRSS after MPI_Init, before the benchmark allocates anything.
+//   vmrss_after   VmRSS after the phase.
+//
+// In KiB, statistics over all ranks (the odd rank out included); msg_size is the
+// largest message exchanged. The benchmark's own memory (one buffer of the
+// largest size, the harness) is the same in every configuration, so differences
+// between runs are the runtime's; the harness compares against mode none.
+// Helper processes are not ranks and are not counted.
+#include <mpi.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "common/bench.hpp"
+#include "common/pairs.hpp"
+
+namespace {
+
+namespace bench = si::bench;
+
+// Exchanges per size and direction: enough to reach every transport slot.
+constexpr bench::ScheduleDefaults kPhase{
+    .iterations = 100, .warmup = 0, .large_iterations = 100, .large_warmup = 0};
+
+// VmRSS of this process in KiB, or -1 when /proc does not say.
+double resident_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    double kib = 0;
+    while (status >> key) {
+        if (key == "VmRSS:" && status >> kib) return kib;
+        status.ignore(1 << 20, '\n');
+    }
+    return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bench::Session session(argc, argv,
+                           {.suite = "p2p",
+                            .benchmark = "memory",
+                            .description = "Resident memory of every rank after MPI_Init and "
+                                           "after pairwise receiver-first exchanges",
+                            .min_ranks = 2,
+                            .default_min_size = 16 * bench::KiB,
+                            .default_max_size = 1 * bench::MiB});
+    const double at_init = resident_kib();
+    double delay_us = 5;
+    bench::add_sender_delay_option(session.cli(), delay_us);
+    session.cli().footer(fmt::format("Defaults: {} exchanges per size and direction, no warm-up.",
+                                     kPhase.iterations));
+    if (!session.start()) return session.exit_code();
+    const std::vector<std::size_t> sizes = session.sizes();
+    if (sizes.empty()) return session.reject("no message size to exchange");
+    const bench::Work work;
+    const bench::Pair pair = bench::pair_of(session.rank(), session.ranks());
+    bench::Buffer buffer(session.options().max_size);
+    for (std::size_t size : sizes) {
+        const auto message = buffer.bytes(0, size);
+        for (const bench::Pair& direction : {pair, pair.reversed()}) {
+            bench::prepare_message(direction, message, size);
+            bench::time_exchange(session.comm(), direction, message, session.schedule(size, kPhase),
+                                 work, 0, delay_us * 1e-6);
+            session.check(bench::received_intact(direction, message, size),
+                          fmt::format("memory payload of {} B", size));
+        }
+    }
+    const double after = resident_kib();
+    session.check(at_init > 0 && after > 0, "VmRSS in /proc/self/status");
+
+    const std::size_t largest = sizes.back();
+    const bench::Schedule schedule = session.schedule(largest, kPhase);
+    session.report(bench::per_rank("vmrss_init", "KiB", largest,
+                                   bench::ranks_values(session.comm(), at_init), schedule));
+    session.report(bench::per_rank("vmrss_after", "KiB", largest,
+                                   bench::ranks_values(session.comm(), after), schedule));
+    return session.finish();
+}
