@@ -1,0 +1,38 @@
+# ctest -L bench-smoke: sibench run over harness/profiles/smoke.toml into OUT_DIR,
+# then checks that the run directory holds results.csv with rows, runs.csv,
+# summary.txt and at least one PNG.
+#   cmake -DSIBENCH=... -DBUILD_DIR=... -DPROFILE=... -DOUT_DIR=... -P smoke.cmake
+foreach(var IN ITEMS SIBENCH BUILD_DIR PROFILE OUT_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "smoke.cmake: -D${var}=... missing")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE ${OUT_DIR})
+# --strict: here every run must succeed.
+execute_process(COMMAND ${SIBENCH} run --profile ${PROFILE} --build ${BUILD_DIR}
+                        --run-dir ${OUT_DIR} --strict
+                RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "sibench run exited with ${status}; see ${OUT_DIR}/runs.csv and ${OUT_DIR}/logs")
+endif()
+
+foreach(file IN ITEMS results.csv runs.csv summary.txt machine.txt profile.toml)
+  if(NOT EXISTS ${OUT_DIR}/${file})
+    message(FATAL_ERROR "sibench wrote no ${OUT_DIR}/${file}")
+  endif()
+endforeach()
+file(STRINGS ${OUT_DIR}/results.csv rows REGEX "^p2p,")
+list(LENGTH rows row_count)
+if(row_count LESS 10)
+  message(FATAL_ERROR "${OUT_DIR}/results.csv holds ${row_count} rows")
+endif()
+file(GLOB pngs ${OUT_DIR}/plots/*.png)
+if(NOT pngs)
+  message(FATAL_ERROR "no PNG in ${OUT_DIR}/plots (gnuplot-nox installed?)")
+endif()
+file(READ ${OUT_DIR}/summary.txt summary)
+if(NOT summary MATCHES "simpi-smart-h1")
+  message(FATAL_ERROR "summary.txt lacks simpi-smart-h1:\n${summary}")
+endif()
+message(STATUS "sibench smoke: ${row_count} rows, figures: ${pngs}")

@@ -1,0 +1,88 @@
+// What the figures and the summary show, derived from result rows: values by size,
+// overheads and footprints against simpi-none, progression curves, scalability.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "results.hpp"
+
+namespace si::harness {
+
+struct Point {
+    double x = 0;
+    double y = 0;
+};
+
+struct Series {
+    std::string label;  // a configuration name
+    std::vector<Point> points;
+};
+
+// Rows by (study, config, pairs, msg_size, metric). When a key occurs more than once
+// (a repeated run merged in), the last row wins.
+class ResultIndex {
+  public:
+    explicit ResultIndex(const std::vector<Row>& rows);
+
+    [[nodiscard]] std::optional<double> value(const std::string& study, const std::string& config,
+                                              int pairs, std::uint64_t size,
+                                              const std::string& metric) const;
+    [[nodiscard]] bool has_study(const std::string& study) const;
+    // In legend order (config_name_less).
+    [[nodiscard]] std::vector<std::string> configs(const std::string& study) const;
+    [[nodiscard]] std::vector<int> pairs(const std::string& study) const;
+    [[nodiscard]] std::vector<std::uint64_t> sizes(const std::string& study) const;
+    [[nodiscard]] std::vector<std::string> metrics(const std::string& study) const;
+    // The smallest pair count of a study: the one pairwise figures show.
+    [[nodiscard]] int base_pairs(const std::string& study) const;
+
+  private:
+    using Key = std::tuple<std::string, std::string, int, std::uint64_t, std::string>;
+    std::map<Key, double> values_;
+    std::map<std::string, std::set<std::string>> configs_;
+    std::map<std::string, std::set<int>> pairs_;
+    std::map<std::string, std::set<std::uint64_t>> sizes_;
+    std::map<std::string, std::set<std::string>> metrics_;
+};
+
+// `metric` (e.g. "overlap_median") against message size, one series per configuration,
+// at the study's base pair count.
+std::vector<Series> metric_vs_size(const ResultIndex& index, const std::string& study,
+                                   const std::string& metric);
+
+// T_lat(config) - T_lat(simpi-none) per size (latency_median), for every configuration
+// but the baseline; empty when the baseline was not run.
+std::vector<Series> overhead_vs_size(const ResultIndex& index, const std::string& study);
+
+// A progression study at one size: arrival_<p>_median against T_syn / T_lat(simpi-none).
+// A run's factors p/100 are relative to its own T_lat; they are rescaled by
+// T_lat(run) / T_lat(simpi-none) of the same size when both are known, so that every
+// curve shares one x axis (the thesis' T_syn = 1.5..3 x T_lat of the run without
+// progression).
+struct ProgressionCurves {
+    std::vector<Series> series;
+    std::optional<double> baseline_latency;  // T_lat(simpi-none) at this size, us
+    bool rescaled = false;
+};
+ProgressionCurves progression_curves(const ResultIndex& index, const std::string& study,
+                                     std::uint64_t size);
+
+// overlap_median against the pair count at one size, one series per configuration.
+std::vector<Series> overlap_vs_pairs(const ResultIndex& index, const std::string& study,
+                                     std::uint64_t size);
+
+// vmrss_after_mean(config) - vmrss_after_mean(simpi-none) in KiB, at the base pair
+// count (the mean over ranks: a rank's average cost). Empty without the baseline.
+std::vector<std::pair<std::string, double>> memory_footprint(const ResultIndex& index,
+                                                             const std::string& study);
+
+// The factor p of a metric "arrival_<p>_median" (150 for 1.5 x), or nullopt.
+std::optional<int> arrival_factor(const std::string& metric);
+
+}  // namespace si::harness

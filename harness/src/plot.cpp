@@ -1,0 +1,289 @@
+#include "plot.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "process.hpp"
+#include "units.hpp"
+
+namespace si::harness {
+
+namespace {
+
+// gnuplot single-quoted strings take everything literally except '' for a quote.
+std::string gp_string(std::string_view text) {
+    std::string quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    return quoted + "'";
+}
+
+// Data-file strings are double-quoted; our labels hold no double quotes, but a
+// user's study name could not break the file either way.
+std::string dat_string(std::string_view text) {
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? '\'' : c;
+    return quoted + "\"";
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+}
+
+}  // namespace
+
+std::string figure_data(const Figure& figure) {
+    std::string text = fmt::format("# {}\n", figure.title);
+    if (figure.bars) {
+        text += "# config value\n";
+        for (const auto& series : figure.series)
+            if (!series.points.empty())
+                text += fmt::format("{} {}\n", dat_string(series.label), series.points.front().y);
+        return text;
+    }
+    text += fmt::format("# {} | {}; one block per configuration (gnuplot index 0, 1, ...)\n",
+                        figure.xlabel, figure.ylabel);
+    bool first = true;
+    for (const auto& series : figure.series) {
+        if (!first) text += "\n\n";  // two blank lines: the next gnuplot index
+        first = false;
+        text += fmt::format("# config: {}\n", series.label);
+        for (const auto& point : series.points) text += fmt::format("{} {}\n", point.x, point.y);
+    }
+    return text;
+}
+
+std::string figure_script(const Figure& figure) {
+    const std::string data = gp_string(figure.name + ".dat");
+    std::string s = fmt::format("# Draws {0}.png and {0}.svg from {0}.dat (written by sibench).\n",
+                                figure.name);
+    // noenhanced: configuration names hold '-' and study names '_', which enhanced
+    // text would turn into sub- and superscripts.
+    s += fmt::format("set terminal pngcairo size 960,600 noenhanced font 'sans,11'\n");
+    s += fmt::format("set output {}\n", gp_string(figure.name + ".png"));
+    s += fmt::format("set title {}\n", gp_string(figure.title));
+    s += fmt::format("set xlabel {}\nset ylabel {}\n", gp_string(figure.xlabel),
+                     gp_string(figure.ylabel));
+    s += "set grid\nset key outside right top\n";
+    if (figure.log_y) s += "set logscale y\n";
+    if (figure.bars) {
+        s += "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -30\n";
+        s += "set xzeroaxis\nset yrange [*:*]\n";
+        s += fmt::format(
+            "plot {} using 0:2:xtic(1) with boxes notitle, \\\n"
+            "     '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,1 notitle\n",
+            data);
+    } else {
+        if (figure.x_is_size) {
+            std::set<double> xs;
+            for (const auto& series : figure.series)
+                for (const auto& point : series.points) xs.insert(point.x);
+            s += "set logscale x 2\nset xtics (";
+            bool first = true;
+            for (double x : xs) {
+                s += fmt::format("{}{} {}", first ? "" : ", ",
+                                 gp_string(size_label(static_cast<std::uint64_t>(x))), x);
+                first = false;
+            }
+            s += ")\n";
+        }
+        std::string plot = "plot ";
+        int index = 0;
+        for (const auto& series : figure.series) {
+            if (index != 0) plot += ", \\\n     ";
+            plot +=
+                fmt::format("{} index {} using 1:2 with linespoints lw 2 pt 7 title {}",
+                            index == 0 ? data : std::string("''"), index, gp_string(series.label));
+            ++index;
+        }
+        if (figure.reference_y)
+            plot += fmt::format(", \\\n     {} with lines dt 2 lw 2 lc rgb 'gray40' title {}",
+                                *figure.reference_y, gp_string(figure.reference_label));
+        s += plot + '\n';
+    }
+    s += fmt::format(
+        "set terminal svg size 960,600 noenhanced font 'sans,11' background '#ffffff'\n");
+    s += fmt::format("set output {}\nreplot\nunset output\n", gp_string(figure.name + ".svg"));
+    return s;
+}
+
+namespace {
+
+Figure make_figure(std::string name, std::string title, std::string xlabel, std::string ylabel,
+                   std::vector<Series> series) {
+    Figure figure;
+    figure.name = std::move(name);
+    figure.title = std::move(title);
+    figure.xlabel = std::move(xlabel);
+    figure.ylabel = std::move(ylabel);
+    figure.series = std::move(series);
+    return figure;
+}
+
+// A figure over message sizes (log2 axis in KiB / MiB).
+Figure size_figure(std::string name, std::string title, std::string ylabel,
+                   std::vector<Series> series, bool log_y) {
+    Figure figure = make_figure(std::move(name), std::move(title), "message size",
+                                std::move(ylabel), std::move(series));
+    figure.x_is_size = true;
+    figure.log_y = log_y;
+    return figure;
+}
+
+}  // namespace
+
+std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plots,
+                                   std::vector<std::string>& notes) {
+    std::vector<Figure> figures;
+    const auto missing = [&](const std::string& figure, const std::string& study) {
+        notes.push_back(fmt::format("{}: not drawn, no results of study '{}'", figure, study));
+    };
+    const auto pairs_note = [&](const std::string& study) {
+        const int pairs = index.base_pairs(study);
+        return pairs == 1 ? std::string("1 pair") : fmt::format("{} pairs", pairs);
+    };
+
+    if (index.has_study(plots.overlap)) {
+        figures.push_back(size_figure(
+            "overlap", fmt::format("Overlap ({}, {})", plots.overlap, pairs_note(plots.overlap)),
+            "overlap (%), median", metric_vs_size(index, plots.overlap, "overlap_median"), false));
+    } else {
+        missing("overlap", plots.overlap);
+    }
+
+    if (index.has_study(plots.latency)) {
+        figures.push_back(size_figure(
+            "latency", fmt::format("Latency ({}, {})", plots.latency, pairs_note(plots.latency)),
+            "T_lat (us), median", metric_vs_size(index, plots.latency, "latency_median"), true));
+        auto overhead = overhead_vs_size(index, plots.latency);
+        if (overhead.empty()) {
+            notes.push_back("latency-overhead: not drawn, no simpi-none run to measure against");
+        } else {
+            Figure figure =
+                size_figure("latency-overhead", "Latency overhead relative to simpi-none",
+                            "T_lat(config) - T_lat(simpi-none) (us)", std::move(overhead), false);
+            figure.reference_y = 0.0;
+            figure.reference_label = "simpi-none";
+            figures.push_back(std::move(figure));
+        }
+    } else {
+        missing("latency, latency-overhead", plots.latency);
+    }
+
+    if (index.has_study(plots.progression)) {
+        const auto available = index.sizes(plots.progression);
+        for (auto size : plots.progression_sizes) {
+            const std::string name = "progression-" + format_size(size);
+            if (std::find(available.begin(), available.end(), size) == available.end()) {
+                notes.push_back(fmt::format("{}: not drawn, study '{}' has no size {}", name,
+                                            plots.progression, size_label(size)));
+                continue;
+            }
+            auto curves = progression_curves(index, plots.progression, size);
+            Figure figure = make_figure(
+                name,
+                fmt::format("Progression at {} ({})", size_label(size),
+                            pairs_note(plots.progression)),
+                curves.rescaled ? "T_syn / T_lat(simpi-none)" : "T_syn / T_lat (own run)",
+                "arrival time (us), median", std::move(curves.series));
+            if (curves.baseline_latency) {
+                figure.reference_y = curves.baseline_latency;
+                figure.reference_label = "T_lat(simpi-none)";
+            }
+            figures.push_back(std::move(figure));
+        }
+    } else {
+        missing("progression", plots.progression);
+    }
+
+    if (index.has_study(plots.scalability)) {
+        for (auto size : plots.scalability_sizes) {
+            auto series = overlap_vs_pairs(index, plots.scalability, size);
+            const std::string name = "scalability-" + format_size(size);
+            if (series.empty()) {
+                notes.push_back(fmt::format("{}: not drawn, study '{}' has no overlap at {}", name,
+                                            plots.scalability, size_label(size)));
+                continue;
+            }
+            figures.push_back(
+                make_figure(name, fmt::format("Scalability: overlap at {}", size_label(size)),
+                            "pairs (ranks / 2)", "overlap (%), median", std::move(series)));
+        }
+    } else {
+        missing("scalability", plots.scalability);
+    }
+
+    if (index.has_study(plots.memory)) {
+        std::vector<Series> bars;
+        for (const auto& [config, kib] : memory_footprint(index, plots.memory))
+            bars.push_back({config, {{0, kib}}});
+        if (bars.empty()) {
+            notes.push_back("memory: not drawn, no simpi-none run to measure against");
+        } else {
+            Figure figure =
+                make_figure("memory",
+                            fmt::format("Memory footprint relative to simpi-none ({})",
+                                        pairs_note(plots.memory)),
+                            "configuration", "VmRSS after - simpi-none's (KiB per rank, mean)",
+                            std::move(bars));
+            figure.bars = true;
+            figures.push_back(std::move(figure));
+        }
+    } else {
+        missing("memory", plots.memory);
+    }
+
+    // Ping-pong is not a thesis figure but the README's first comparison.
+    if (index.has_study(plots.pingpong)) {
+        figures.push_back(
+            size_figure("pingpong-latency", "Ping-pong latency", "latency (us), median",
+                        metric_vs_size(index, plots.pingpong, "latency_median"), true));
+        figures.push_back(
+            size_figure("pingpong-bandwidth", "Ping-pong bandwidth", "bandwidth (MB/s), median",
+                        metric_vs_size(index, plots.pingpong, "bandwidth_median"), true));
+    }
+    return figures;
+}
+
+std::vector<std::string> draw_figures(const std::string& dir, const std::vector<Figure>& figures,
+                                      std::vector<std::string>& notes) {
+    namespace fs = std::filesystem;
+    fs::create_directories(dir);
+    const std::string gnuplot = find_program("gnuplot");
+    if (gnuplot.empty())
+        notes.push_back(
+            "gnuplot not found: .dat and .gp written, no images (apt-get install gnuplot-nox)");
+    std::vector<std::string> drawn;
+    for (const auto& figure : figures) {
+        const bool empty = std::all_of(figure.series.begin(), figure.series.end(),
+                                       [](const Series& s) { return s.points.empty(); });
+        if (empty) {
+            notes.push_back(fmt::format("{}: not drawn, no data points", figure.name));
+            continue;
+        }
+        // log scales cannot show values <= 0; drop the scale rather than the figure.
+        Figure copy = figure;
+        if (copy.log_y)
+            for (const auto& series : copy.series)
+                for (const auto& point : series.points)
+                    if (point.y <= 0) copy.log_y = false;
+        write_file(fs::path(dir) / (copy.name + ".dat"), figure_data(copy));
+        write_file(fs::path(dir) / (copy.name + ".gp"), figure_script(copy));
+        if (gnuplot.empty()) continue;
+        Command command{{gnuplot, copy.name + ".gp"}, {}};
+        const auto result = run_process(command, (fs::path(dir) / "gnuplot.log").string(), 60, dir);
+        if (result.exit_status != 0)
+            notes.push_back(fmt::format("{}: gnuplot failed (exit {}), see {}/gnuplot.log",
+                                        copy.name, result.exit_status, dir));
+        else
+            drawn.push_back((fs::path(dir) / (copy.name + ".png")).string());
+    }
+    return drawn;
+}
+
+}  // namespace si::harness

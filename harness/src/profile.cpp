@@ -1,0 +1,451 @@
+#include "profile.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <cpptoml.h>
+#include <fmt/format.h>
+
+#include "units.hpp"
+
+#ifndef SI_HARNESS_PROFILE_DIR
+#define SI_HARNESS_PROFILE_DIR "harness/profiles"
+#endif
+
+namespace si::harness {
+
+namespace {
+
+using TablePtr = std::shared_ptr<cpptoml::table>;
+using BasePtr = std::shared_ptr<cpptoml::base>;
+
+// Reads typed values out of one TOML table; every error names the file, the table
+// and the key, so a typo in a profile is found without reading this code.
+class Reader {
+  public:
+    Reader(std::string origin, std::string where)
+        : origin_(std::move(origin)), where_(std::move(where)) {}
+
+    [[noreturn]] void fail(std::string_view key, std::string_view message) const {
+        throw ProfileError(fmt::format("{}: {}{}: {}", origin_, where_,
+                                       key.empty() ? "" : fmt::format(" key '{}'", key), message));
+    }
+
+    // Unknown keys are errors: a misspelt "iteration" must not silently mean the default.
+    void check_keys(const TablePtr& table, const std::vector<std::string_view>& valid) const {
+        for (const auto& [key, value] : *table) {
+            if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
+            std::string names;
+            for (auto name : valid) names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+            fail(key, fmt::format("unknown key (valid: {})", names));
+        }
+    }
+
+    std::optional<std::string> string(const TablePtr& table, const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto value = table->get_as<std::string>(key);
+        if (!value) fail(key, "expected a string");
+        return *value;
+    }
+
+    std::optional<long> integer(const TablePtr& table, const std::string& key, long min,
+                                long max) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto value = table->get_as<std::int64_t>(key);
+        if (!value) fail(key, "expected an integer");
+        if (*value < min || *value > max) fail(key, fmt::format("must be {}..{}", min, max));
+        return static_cast<long>(*value);
+    }
+
+    std::optional<double> number(const TablePtr& table, const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto value = table->get_as<double>(key);
+        if (!value) fail(key, "expected a number");
+        if (!(*value > 0)) fail(key, "must be positive");
+        return *value;
+    }
+
+    std::optional<bool> boolean(const TablePtr& table, const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto value = table->get_as<bool>(key);
+        if (!value) fail(key, "expected true or false");
+        return *value;
+    }
+
+    std::optional<std::vector<std::string>> strings(const TablePtr& table,
+                                                    const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto array = table->get_array(key);
+        auto values = array ? array->get_array_of<std::string>()
+                            : cpptoml::option<std::vector<std::string>>();
+        if (!values) fail(key, "expected an array of strings");
+        return *values;
+    }
+
+    std::optional<std::vector<int>> integers(const TablePtr& table, const std::string& key, int min,
+                                             int max) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto array = table->get_array(key);
+        auto values = array ? array->get_array_of<std::int64_t>()
+                            : cpptoml::option<std::vector<std::int64_t>>();
+        if (!values || values->empty()) fail(key, "expected a non-empty array of integers");
+        std::vector<int> result;
+        for (auto v : *values) {
+            if (v < min || v > max) fail(key, fmt::format("values must be {}..{}", min, max));
+            result.push_back(static_cast<int>(v));
+        }
+        return result;
+    }
+
+    // Sizes as integers (bytes) or strings with k/m suffixes, not mixed (TOML arrays
+    // are homogeneous).
+    std::optional<std::vector<std::uint64_t>> sizes(const TablePtr& table,
+                                                    const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto array = table->get_array(key);
+        if (!array) fail(key, "expected an array of sizes, e.g. [\"16k\", \"1m\"]");
+        std::vector<std::uint64_t> result;
+        if (auto words = array->get_array_of<std::string>()) {
+            for (const auto& word : *words) result.push_back(size(key, word));
+        } else if (auto numbers = array->get_array_of<std::int64_t>()) {
+            for (auto number : *numbers) {
+                if (number < 0) fail(key, "sizes must not be negative");
+                result.push_back(static_cast<std::uint64_t>(number));
+            }
+        } else {
+            fail(key, "expected an array of sizes, e.g. [\"16k\", \"1m\"] or [16384]");
+        }
+        if (result.empty()) fail(key, "expected at least one size");
+        return result;
+    }
+
+    std::optional<std::uint64_t> single_size(const TablePtr& table, const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        if (auto word = table->get_as<std::string>(key)) return size(key, *word);
+        if (auto number = table->get_as<std::int64_t>(key); number && *number >= 0)
+            return static_cast<std::uint64_t>(*number);
+        fail(key, "expected a size such as \"16k\" or 16384");
+    }
+
+    std::optional<EnvList> env(const TablePtr& table, const std::string& key) const {
+        if (!table->contains(key)) return std::nullopt;
+        auto inner = table->get_table(key);
+        if (!inner) fail(key, "expected a table of strings, e.g. { SI_EAGER_LIMIT = \"32k\" }");
+        EnvList result;
+        for (const auto& [name, value] : *inner) {
+            auto text = inner->get_as<std::string>(name);
+            if (!text) fail(key, fmt::format("value of '{}' must be a string", name));
+            result.emplace_back(name, *text);
+        }
+        return result;
+    }
+
+  private:
+    std::uint64_t size(std::string_view key, const std::string& word) const {
+        try {
+            return parse_size(word);
+        } catch (const std::invalid_argument& error) {
+            fail(key, error.what());
+        }
+    }
+
+    std::string origin_;
+    std::string where_;
+};
+
+// What [defaults] and a [[study]] may both set; a study's own value wins.
+struct Settings {
+    std::optional<std::vector<std::string>> configs;
+    std::optional<std::vector<int>> helpers;
+    std::optional<std::vector<int>> pairs;
+    std::optional<std::vector<std::uint64_t>> sizes;
+    std::optional<std::uint64_t> min_size;
+    std::optional<std::uint64_t> max_size;
+    std::optional<long> iterations;
+    std::optional<long> warmup;
+    std::optional<double> timeout_s;
+    std::optional<std::vector<std::string>> args;
+    std::optional<EnvList> env;
+};
+
+const std::vector<std::string_view> kSettingKeys = {"configs",  "helpers",  "pairs",      "sizes",
+                                                    "min_size", "max_size", "iterations", "warmup",
+                                                    "timeout",  "args",     "env"};
+
+Settings read_settings(const Reader& reader, const TablePtr& table) {
+    Settings s;
+    s.configs = reader.strings(table, "configs");
+    s.helpers = reader.integers(table, "helpers", 1, 64);
+    s.pairs = reader.integers(table, "pairs", 1, 1 << 20);
+    s.sizes = reader.sizes(table, "sizes");
+    s.min_size = reader.single_size(table, "min_size");
+    s.max_size = reader.single_size(table, "max_size");
+    s.iterations = reader.integer(table, "iterations", 1, 1 << 30);
+    s.warmup = reader.integer(table, "warmup", 0, 1 << 30);
+    s.timeout_s = reader.number(table, "timeout");
+    s.args = reader.strings(table, "args");
+    s.env = reader.env(table, "env");
+    if (s.sizes && (s.min_size || s.max_size))
+        reader.fail("sizes", "give either sizes or min_size/max_size, not both");
+    return s;
+}
+
+template <typename T>
+T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin) {
+    if (own) return *own;
+    if (fallback) return *fallback;
+    return builtin;
+}
+
+Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
+    reader.check_keys(
+        table, {"name", "benchmark", "scaling", "max_ranks", "configs", "helpers", "pairs", "sizes",
+                "min_size", "max_size", "iterations", "warmup", "timeout", "args", "env"});
+    Study study;
+    const auto benchmark = reader.string(table, "benchmark");
+    if (!benchmark || benchmark->empty())
+        reader.fail("benchmark", "missing (the binary's name, e.g. \"overlap\")");
+    study.benchmark = *benchmark;
+    study.name = reader.string(table, "name").value_or(study.benchmark);
+    // Names become file names and plot titles.
+    const auto safe = [](const std::string& word) {
+        return !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") ==
+                                    std::string::npos;
+    };
+    if (!safe(study.name)) reader.fail("name", "use lower-case letters, digits, '-' and '_'");
+    if (!safe(study.benchmark))
+        reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
+    study.scaling = reader.boolean(table, "scaling").value_or(false);
+    study.max_ranks = static_cast<int>(reader.integer(table, "max_ranks", 1, 1 << 24).value_or(0));
+
+    Settings own = read_settings(reader, table);
+    const auto names = pick<std::vector<std::string>>(
+        own.configs, defaults.configs,
+        {"simpi-none", "simpi-thread", "simpi-smart", "mpich", "mpich-async"});
+    for (const auto& name : names) {
+        try {
+            const Config config = parse_config(name);
+            if (std::find(study.configs.begin(), study.configs.end(), config) ==
+                study.configs.end())
+                study.configs.push_back(config);
+        } catch (const std::invalid_argument& error) {
+            reader.fail("configs", error.what());
+        }
+    }
+    if (study.configs.empty()) reader.fail("configs", "lists no configuration");
+    study.helpers = pick<std::vector<int>>(own.helpers, defaults.helpers, {1});
+    study.pairs = pick<std::vector<int>>(own.pairs, defaults.pairs, {1});
+    std::sort(study.pairs.begin(), study.pairs.end());
+    study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
+    // The study's own sizes or sweep replaces the defaults' as a whole.
+    if (own.sizes || own.min_size || own.max_size) {
+        study.sizes = own.sizes.value_or(std::vector<std::uint64_t>{});
+        study.min_size = own.min_size.value_or(0);
+        study.max_size = own.max_size.value_or(0);
+    } else {
+        study.sizes = defaults.sizes.value_or(std::vector<std::uint64_t>{});
+        study.min_size = defaults.min_size.value_or(0);
+        study.max_size = defaults.max_size.value_or(0);
+    }
+    study.iterations = static_cast<int>(pick<long>(own.iterations, defaults.iterations, -1));
+    study.warmup = static_cast<int>(pick<long>(own.warmup, defaults.warmup, -1));
+    study.timeout_s = pick<double>(own.timeout_s, defaults.timeout_s, 600.0);
+    // args and env add up: the defaults' first, then the study's.
+    if (defaults.args) study.args = *defaults.args;
+    if (own.args) study.args.insert(study.args.end(), own.args->begin(), own.args->end());
+    if (defaults.env) study.env = *defaults.env;
+    if (own.env) study.env.insert(study.env.end(), own.env->begin(), own.env->end());
+    return study;
+}
+
+PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
+    reader.check_keys(table,
+                      {"overlap", "latency", "progression", "scalability", "memory", "pingpong",
+                       "progression_sizes", "scalability_sizes", "summary_sizes"});
+    PlotSpec plots;
+    plots.overlap = reader.string(table, "overlap").value_or(plots.overlap);
+    plots.latency = reader.string(table, "latency").value_or(plots.latency);
+    plots.progression = reader.string(table, "progression").value_or(plots.progression);
+    plots.scalability = reader.string(table, "scalability").value_or(plots.scalability);
+    plots.memory = reader.string(table, "memory").value_or(plots.memory);
+    plots.pingpong = reader.string(table, "pingpong").value_or(plots.pingpong);
+    plots.progression_sizes =
+        reader.sizes(table, "progression_sizes").value_or(plots.progression_sizes);
+    plots.scalability_sizes =
+        reader.sizes(table, "scalability_sizes").value_or(plots.scalability_sizes);
+    plots.summary_sizes = reader.sizes(table, "summary_sizes").value_or(plots.summary_sizes);
+    return plots;
+}
+
+}  // namespace
+
+Profile parse_profile_text(const std::string& text, const std::string& origin) {
+    TablePtr root;
+    try {
+        std::istringstream stream(text);
+        cpptoml::parser parser(stream);
+        root = parser.parse();
+    } catch (const cpptoml::parse_exception& error) {
+        throw ProfileError(fmt::format("{}: {}", origin, error.what()));
+    }
+    const Reader top(origin, "top level");
+    top.check_keys(root, {"name", "description", "defaults", "study", "plots"});
+    Profile profile;
+    profile.name = top.string(root, "name").value_or(std::filesystem::path(origin).stem().string());
+    profile.description = top.string(root, "description").value_or("");
+
+    Settings defaults;
+    if (root->contains("defaults")) {
+        auto table = root->get_table("defaults");
+        if (!table) top.fail("defaults", "expected a table [defaults]");
+        const Reader reader(origin, "[defaults]");
+        reader.check_keys(table, kSettingKeys);
+        defaults = read_settings(reader, table);
+    }
+    if (root->contains("study")) {
+        auto studies = root->get_table_array("study");
+        if (!studies) top.fail("study", "expected [[study]] tables");
+        std::set<std::string> seen;
+        for (const auto& table : *studies) {
+            const Reader reader(origin, fmt::format("[[study]] #{}", profile.studies.size() + 1));
+            Study study = make_study(reader, table, defaults);
+            if (!seen.insert(study.name).second)
+                reader.fail("name", fmt::format("study '{}' appears twice", study.name));
+            profile.studies.push_back(std::move(study));
+        }
+    }
+    if (profile.studies.empty()) top.fail("", "no [[study]] in the profile");
+    if (root->contains("plots")) {
+        auto table = root->get_table("plots");
+        if (!table) top.fail("plots", "expected a table [plots]");
+        profile.plots = make_plots(Reader(origin, "[plots]"), table);
+    }
+    return profile;
+}
+
+Profile parse_profile_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ProfileError(fmt::format("cannot read profile {}", path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_profile_text(text.str(), path);
+}
+
+std::string default_profile_dir() {
+    return SI_HARNESS_PROFILE_DIR;
+}
+
+std::string find_profile(std::string_view name_or_path, const std::string& profile_dir) {
+    namespace fs = std::filesystem;
+    const std::string given(name_or_path);
+    if (given.find('/') != std::string::npos || given.ends_with(".toml")) {
+        if (!fs::is_regular_file(given))
+            throw ProfileError(fmt::format("--profile: no file {}", given));
+        return given;
+    }
+    const fs::path candidate = fs::path(profile_dir) / (given + ".toml");
+    if (fs::is_regular_file(candidate)) return candidate.string();
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(profile_dir, ec))
+        if (entry.path().extension() == ".toml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (const auto& name : names) list += fmt::format("{}{}", list.empty() ? "" : ", ", name);
+    throw ProfileError(
+        fmt::format("--profile: no profile '{}' in {} (valid: {}, or a path to a .toml file)",
+                    given, profile_dir, list.empty() ? "none found" : list));
+}
+
+std::vector<std::string> benchmark_args(const Study& study) {
+    std::vector<std::string> args;
+    if (!study.sizes.empty()) {
+        std::string list;
+        for (auto size : study.sizes)
+            list += fmt::format("{}{}", list.empty() ? "" : ",", format_size(size));
+        args.insert(args.end(), {"--sizes", list});
+    } else {
+        if (study.min_size != 0)
+            args.insert(args.end(), {"--min-size", format_size(study.min_size)});
+        if (study.max_size != 0)
+            args.insert(args.end(), {"--max-size", format_size(study.max_size)});
+    }
+    if (study.iterations >= 0)
+        args.insert(args.end(), {"--iterations", std::to_string(study.iterations)});
+    if (study.warmup >= 0) args.insert(args.end(), {"--warmup", std::to_string(study.warmup)});
+    args.insert(args.end(), study.args.begin(), study.args.end());
+    return args;
+}
+
+namespace {
+
+bool config_selected(const Config& config, const std::vector<std::string>& wanted) {
+    if (wanted.empty()) return true;
+    const std::string name = config.name();
+    return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+        return name == w || name.starts_with(w + "-");
+    });
+}
+
+}  // namespace
+
+std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter& filter) {
+    for (const auto& wanted : filter.studies) {
+        const bool known = std::any_of(profile.studies.begin(), profile.studies.end(),
+                                       [&](const Study& s) { return s.name == wanted; });
+        if (!known) {
+            std::string names;
+            for (const auto& s : profile.studies)
+                names += fmt::format("{}{}", names.empty() ? "" : ", ", s.name);
+            throw ProfileError(fmt::format("--only: profile '{}' has no study '{}' (valid: {})",
+                                           profile.name, wanted, names));
+        }
+    }
+    for (const auto& wanted : filter.configs) {
+        try {
+            parse_config(wanted);
+        } catch (const std::invalid_argument& error) {
+            throw ProfileError(fmt::format("--configs: {}", error.what()));
+        }
+    }
+    std::vector<PlannedRun> runs;
+    for (const auto& study : profile.studies) {
+        if (!filter.studies.empty() && std::find(filter.studies.begin(), filter.studies.end(),
+                                                 study.name) == filter.studies.end())
+            continue;
+        const auto& helpers = filter.helpers ? *filter.helpers : study.helpers;
+        std::vector<Config> configs;
+        for (const auto& listed : study.configs)
+            for (const auto& config : expand_helpers(listed, helpers))
+                if (config_selected(config, filter.configs) &&
+                    std::find(configs.begin(), configs.end(), config) == configs.end())
+                    configs.push_back(config);
+        const auto args = benchmark_args(study);
+        for (int pairs : study.pairs)
+            for (const auto& config : configs) {
+                if (study.max_ranks > 0 && 2 * pairs > study.max_ranks) continue;
+                // SI_HELPERS is capped at a node's rank count (here: pairs ranks per
+                // simulated node); more would rerun a smaller count under a wrong label.
+                if (filter.cap_helpers_at_pairs && config.mode == "smart" && config.helpers > pairs)
+                    continue;
+                PlannedRun run;
+                run.id = fmt::format("{}.{}.p{}", study.name, config.name(), pairs);
+                run.study = study.name;
+                run.benchmark = study.benchmark;
+                run.config = config;
+                run.pairs = pairs;
+                run.args = args;
+                run.env = study.env;
+                run.timeout_s = study.timeout_s;
+                run.scaling = study.scaling;
+                run.max_ranks = study.max_ranks;
+                runs.push_back(std::move(run));
+            }
+    }
+    return runs;
+}
+
+}  // namespace si::harness

@@ -1,0 +1,333 @@
+#include "run.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "derive.hpp"
+#include "launch.hpp"
+#include "machine.hpp"
+#include "plot.hpp"
+#include "process.hpp"
+#include "sbatch.hpp"
+#include "summary.hpp"
+#include "units.hpp"
+
+namespace si::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string run_label(const PlannedRun& run) {
+    const std::string name =
+        run.study == run.benchmark ? run.study : fmt::format("{} ({})", run.study, run.benchmark);
+    return fmt::format("{} {} {} ranks", name, run.config.name(), run.ranks());
+}
+
+std::string status_of(const ProcessResult& result) {
+    if (result.interrupted) return "interrupted";
+    // 124: sirun's own --timeout (and GNU timeout's), which sibench sets a little
+    // below its limit so that sirun can say which ranks hung.
+    if (result.timed_out || result.exit_status == 124) return "timeout";
+    if (!result.error.empty() || result.exit_status != 0) return "failed";
+    return "ok";
+}
+
+// The profile a directory was made with (its copy), for the [plots] section.
+PlotSpec plots_of(const std::string& dir) {
+    const fs::path copy = fs::path(dir) / "profile.toml";
+    if (!fs::exists(copy)) return {};
+    try {
+        return parse_profile_file(copy.string()).plots;
+    } catch (const ProfileError& error) {
+        std::cerr << "warning: " << error.what() << "; figures use the default [plots]\n";
+        return {};
+    }
+}
+
+void warn_if_busy() {
+    std::ifstream in("/proc/loadavg");
+    double load = 0;
+    if (!(in >> load)) return;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (load > 0.5 * cores)
+        std::cout << fmt::format(
+            "warning: load average {:.2f} on {} cores before the runs; expect noisy numbers\n",
+            load, cores);
+}
+
+// Writes results.csv, runs.csv from what has been collected so far, so that a sweep
+// that is interrupted or crashes leaves usable files.
+void save(const std::string& dir, const std::vector<RunRecord>& runs, const Collected& collected,
+          const std::string& profile_name) {
+    write_runs((fs::path(dir) / "runs.csv").string(), runs);
+    write_rows((fs::path(dir) / "results.csv").string(), collected.rows,
+               {{"profile", profile_name}, {"written_by", "sibench"}, {"date", utc_timestamp()}});
+}
+
+// A run's raw CSV, its rows tagged with the run's config, study, pairs and id.
+std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
+                             std::vector<std::string>& notes) {
+    const fs::path csv = fs::path(dir) / run.csv;
+    if (!fs::exists(csv)) {
+        notes.push_back(fmt::format("{}: exited 0 but wrote no {}", run.id, run.csv));
+        return {};
+    }
+    std::vector<Row> rows;
+    try {
+        rows = read_rows(csv.string());
+    } catch (const CsvError& error) {
+        notes.push_back(fmt::format("{}: {}", run.id, error.what()));
+        return {};
+    }
+    for (auto& row : rows) {
+        // The benchmark says which runtime and mode it ran; a mismatch means the
+        // configuration's settings did not reach it.
+        if (row.config != run.config)
+            notes.push_back(
+                fmt::format("{}: the CSV says {}, expected {}", run.id, row.config, run.config));
+        row.config = run.config;
+        row.study = run.study;
+        row.pairs = run.pairs;
+        row.run = run.id;
+    }
+    return rows;
+}
+
+// plots/ and summary.txt of `rows`; prints the summary and the notes.
+void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots) {
+    const ResultIndex index(rows);
+    std::vector<std::string> notes;
+    const auto figures = thesis_figures(index, plots, notes);
+    const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
+    const std::string summary = format_summary(summarize(index, plots));
+    std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
+    std::cout << '\n' << summary;
+    for (const auto& note : notes) std::cout << "note: " << note << '\n';
+    std::cout << fmt::format("{} figures (PNG and SVG) in {}; summary in {}\n", drawn.size(),
+                             (dir / "plots").string(), (dir / "summary.txt").string());
+}
+
+void unique_notes(std::vector<std::string>& notes) {
+    std::sort(notes.begin(), notes.end());
+    notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+}
+
+}  // namespace
+
+Collected collect_results(const std::string& dir) {
+    Collected collected;
+    const fs::path root(dir);
+    if (is_sbatch_dir(dir))
+        collected.runs = read_sbatch_status(dir);
+    else if (fs::exists(root / "runs.csv"))
+        collected.runs = read_runs((root / "runs.csv").string());
+    for (const auto& run : collected.runs) {
+        if (run.status != "ok") continue;
+        auto rows = rows_of_run(dir, run, collected.notes);
+        collected.rows.insert(collected.rows.end(), rows.begin(), rows.end());
+    }
+    unique_notes(collected.notes);
+    return collected;
+}
+
+int plot_results(const std::string& dir) {
+    const fs::path root(dir);
+    if (!fs::is_directory(root))
+        throw std::invalid_argument(fmt::format("plot: no directory {}", dir));
+    std::vector<Row> rows;
+    if (is_sbatch_dir(dir) || fs::exists(root / "runs.csv")) {
+        Collected collected = collect_results(dir);
+        for (const auto& note : collected.notes) std::cout << "note: " << note << '\n';
+        write_runs((root / "runs.csv").string(), collected.runs);
+        write_rows((root / "results.csv").string(), collected.rows,
+                   {{"written_by", "sibench plot"}, {"date", utc_timestamp()}});
+        int ok = 0, planned = 0;
+        for (const auto& run : collected.runs) {
+            ok += run.status == "ok";
+            planned += run.status == "planned";
+        }
+        std::cout << fmt::format("{}: {} runs, {} ok, {} not run yet, {} rows\n", dir,
+                                 collected.runs.size(), ok, planned, collected.rows.size());
+        rows = std::move(collected.rows);
+    } else if (fs::exists(root / "results.csv")) {
+        rows = read_rows((root / "results.csv").string());
+    } else {
+        throw std::invalid_argument(fmt::format(
+            "plot: {} has neither runs.csv, manifest.csv nor results.csv (give a run directory)",
+            dir));
+    }
+    if (rows.empty()) {
+        std::cout << "no results to plot\n";
+        return 1;
+    }
+    draw_and_summarize(root, rows, plots_of(dir));
+    return 0;
+}
+
+int run_sweep(const RunOptions& options) {
+    const std::string profile_path = find_profile(options.profile);
+    const Profile profile = parse_profile_file(profile_path);
+    auto planned = expand_matrix(profile, options.filter);
+    if (planned.empty())
+        throw std::invalid_argument("the selection (--only, --configs) leaves no run");
+    if (options.timeout_s)
+        for (auto& run : planned) run.timeout_s = *options.timeout_s;
+    if (!fs::is_directory(fs::path(options.build_dir) / "bin"))
+        throw std::invalid_argument(
+            fmt::format("--build: {} has no bin/ (build first: make build)", options.build_dir));
+    const std::string build_dir = fs::absolute(options.build_dir).lexically_normal().string();
+    const LaunchSite site = find_launch_site(build_dir);
+
+    if (options.dry_run) {
+        std::cout << fmt::format("profile {} ({}): {} runs\n", profile.name, profile_path,
+                                 planned.size());
+        for (std::size_t i = 0; i < planned.size(); ++i) {
+            const auto& run = planned[i];
+            const std::string why = missing_reason(run, site);
+            std::cout << fmt::format("[{}/{}] {}\n    {}{}\n", i + 1, planned.size(),
+                                     run_label(run),
+                                     local_command(run, site, "raw/" + run.id + ".csv").display(),
+                                     why.empty() ? "" : "\n    skipped: " + why);
+        }
+        return 0;
+    }
+
+    // The run directory: results/<profile>/<host>-<stamp>, and a `latest` link next to it.
+    fs::path dir;
+    const std::string host = host_name();
+    if (!options.run_dir.empty()) {
+        dir = options.run_dir;
+    } else {
+        dir = fs::path(options.out_dir) / profile.name /
+              fmt::format("{}-{}", host, utc_stamp_compact());
+    }
+    for (const char* sub : {"logs", "raw", "plots"}) fs::create_directories(dir / sub);
+    dir = fs::absolute(dir).lexically_normal();
+    if (options.run_dir.empty()) {
+        const fs::path latest = dir.parent_path() / "latest";
+        std::error_code ec;
+        fs::remove(latest, ec);
+        fs::create_directory_symlink(dir.filename(), latest, ec);
+    }
+    fs::copy_file(profile_path, dir / "profile.toml", fs::copy_options::overwrite_existing);
+    const std::string commit = source_commit();
+    // Every benchmark records it in its CSV.
+    ::setenv("SI_BENCH_COMMIT", commit.c_str(), 1);
+    write_key_values((dir / "machine.txt").string(), describe_machine(commit));
+
+    std::cout << fmt::format("sibench: profile {} ({} runs) -> {}\n", profile.name, planned.size(),
+                             dir.string());
+    warn_if_busy();
+    install_interrupt_handler();
+
+    std::vector<RunRecord> records;
+    Collected collected;
+    int ok = 0, failed = 0, skipped = 0;
+    const auto sweep_start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+        const auto& run = planned[i];
+        RunRecord record;
+        record.id = run.id;
+        record.study = run.study;
+        record.benchmark = run.benchmark;
+        record.config = run.config.name();
+        record.ranks = run.ranks();
+        record.pairs = run.pairs;
+        record.log = "logs/" + run.id + ".log";
+        record.csv = "raw/" + run.id + ".csv";
+        const Command command = local_command(run, site, (dir / record.csv).string());
+        record.command = command.display();
+        if (interrupted_by_user()) {
+            // Recorded, so that runs.csv still lists the whole matrix.
+            record.status = "interrupted";
+            record.note = "not started: sweep interrupted";
+            record.log.clear();
+            record.csv.clear();
+            records.push_back(record);
+            continue;
+        }
+        std::cout << fmt::format("[{}/{}] {} ... ", i + 1, planned.size(), run_label(run))
+                  << std::flush;
+
+        if (const std::string why = missing_reason(run, site); !why.empty()) {
+            record.status = "skipped";
+            record.note = why;
+            record.log.clear();
+            record.csv.clear();
+            ++skipped;
+            std::cout << "skipped: " << why << '\n';
+        } else {
+            fs::remove(dir / record.csv);
+            const ProcessResult result =
+                run_process(command, (dir / record.log).string(), run.timeout_s);
+            record.status = status_of(result);
+            record.exit_status = result.exit_status;
+            record.seconds = result.seconds;
+            record.note = result.error;
+            if (record.status == "timeout")
+                record.note = fmt::format("hit the {:g} s limit", run.timeout_s);
+            if (record.status == "ok") {
+                ++ok;
+                std::cout << fmt::format("{:.1f} s ok\n", result.seconds);
+            } else {
+                if (record.status != "interrupted") ++failed;
+                std::string shout = record.status;
+                std::transform(shout.begin(), shout.end(), shout.begin(), ::toupper);
+                std::cout << fmt::format("{:.1f} s {} (exit status {}), log: {}\n", result.seconds,
+                                         shout, result.exit_status, (dir / record.log).string());
+                if (!result.error.empty()) std::cout << "    " << result.error << '\n';
+                std::string tail = tail_file((dir / record.log).string(), 3);
+                for (const auto& line : split_list(tail, '\n'))
+                    std::cout << "    | " << line << '\n';
+            }
+        }
+        records.push_back(record);
+        // Rows of this run, then both CSVs rewritten: what ran so far is on disk.
+        if (record.status == "ok") {
+            auto rows = rows_of_run(dir.string(), record, collected.notes);
+            collected.rows.insert(collected.rows.end(), rows.begin(), rows.end());
+        }
+        save(dir.string(), records, collected, profile.name);
+    }
+    const double minutes =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count() / 60;
+    const auto not_started = std::count_if(records.begin(), records.end(), [](const RunRecord& r) {
+        return r.log.empty() && r.status == "interrupted";
+    });
+    std::cout << fmt::format(
+        "\n{} runs in {:.1f} min: {} ok, {} failed, {} skipped{}\n", planned.size(), minutes, ok,
+        failed, skipped,
+        not_started > 0 ? fmt::format(", {} not started (interrupted)", not_started) : "");
+    unique_notes(collected.notes);
+    for (const auto& note : collected.notes) std::cout << "note: " << note << '\n';
+    for (const auto& record : records)
+        if (record.status != "ok" && record.status != "skipped" && !record.log.empty())
+            std::cout << fmt::format("  {} {}: {}\n", record.status, record.id,
+                                     (dir / record.log).string());
+
+    if (interrupted_by_user()) {
+        // The user wants out: no figures now, `sibench plot` draws them later.
+        save(dir.string(), records, collected, profile.name);
+        std::cout << fmt::format("interrupted; {} plot {} draws what was measured\n", "sibench",
+                                 dir.string());
+        return 130;
+    }
+    if (options.plot && !collected.rows.empty())
+        draw_and_summarize(dir, collected.rows, profile.plots);
+    std::cout << fmt::format("results: {}\n", (dir / "results.csv").string());
+
+    if (ok == 0) return 1;
+    if (options.strict && failed > 0) return 1;
+    return 0;
+}
+
+}  // namespace si::harness

@@ -1,0 +1,98 @@
+#include "summary.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config.hpp"
+#include "units.hpp"
+
+namespace si::harness {
+
+Summary summarize(const ResultIndex& index, const PlotSpec& plots) {
+    Summary summary;
+    summary.sizes = plots.summary_sizes;
+    std::set<std::string> names;
+    for (const auto& study : {plots.overlap, plots.latency, plots.memory})
+        for (const auto& config : index.configs(study)) names.insert(config);
+    std::vector<std::string> ordered(names.begin(), names.end());
+    std::sort(ordered.begin(), ordered.end(),
+              [](const std::string& a, const std::string& b) { return config_name_less(a, b); });
+
+    const bool have_overlap = index.has_study(plots.overlap);
+    const bool have_latency = index.has_study(plots.latency);
+    const bool have_memory = index.has_study(plots.memory);
+    const std::string baseline(kBaselineConfig);
+    if (!have_overlap)
+        summary.notes.push_back(fmt::format("overlap: no results of study '{}'", plots.overlap));
+    if (!have_latency)
+        summary.notes.push_back(
+            fmt::format("latency overhead: no results of study '{}'", plots.latency));
+    else if (index.configs(plots.latency).end() == std::find(index.configs(plots.latency).begin(),
+                                                             index.configs(plots.latency).end(),
+                                                             baseline))
+        summary.notes.push_back("latency overhead: no simpi-none run to measure against");
+    if (!have_memory)
+        summary.notes.push_back(
+            fmt::format("memory footprint: no results of study '{}'", plots.memory));
+
+    const auto footprints = memory_footprint(index, plots.memory);
+    if (have_memory && footprints.empty())
+        summary.notes.push_back("memory footprint: no simpi-none run to measure against");
+    const int overlap_pairs = index.base_pairs(plots.overlap);
+    const int latency_pairs = index.base_pairs(plots.latency);
+    for (const auto& config : ordered) {
+        SummaryLine line;
+        line.config = config;
+        for (auto size : summary.sizes) {
+            line.overlap.push_back(
+                index.value(plots.overlap, config, overlap_pairs, size, "overlap_median"));
+            const auto own =
+                index.value(plots.latency, config, latency_pairs, size, "latency_median");
+            const auto base =
+                index.value(plots.latency, baseline, latency_pairs, size, "latency_median");
+            line.overhead.push_back(own && base ? std::optional(*own - *base) : std::nullopt);
+        }
+        for (const auto& [name, kib] : footprints)
+            if (name == config) line.footprint = kib;
+        summary.lines.push_back(std::move(line));
+    }
+    return summary;
+}
+
+std::string format_summary(const Summary& summary) {
+    const auto cell = [](const std::optional<double>& v, const char* spec) {
+        return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+    };
+    std::size_t name_width = 6;
+    for (const auto& line : summary.lines) name_width = std::max(name_width, line.config.size());
+    std::string header = fmt::format("{:<{}}", "config", name_width);
+    for (auto size : summary.sizes)
+        header += fmt::format(" {:>13}", "overlap " + format_size(size));
+    for (auto size : summary.sizes)
+        header += fmt::format(" {:>14}", "overhead " + format_size(size));
+    header += fmt::format(" {:>14}", "footprint");
+    std::string units = fmt::format("{:<{}}", "", name_width);
+    for (std::size_t i = 0; i < summary.sizes.size(); ++i) units += fmt::format(" {:>13}", "%");
+    for (std::size_t i = 0; i < summary.sizes.size(); ++i) units += fmt::format(" {:>14}", "us");
+    units += fmt::format(" {:>14}", "KiB");
+
+    std::string text = header + '\n' + units + '\n';
+    for (const auto& line : summary.lines) {
+        std::string row = fmt::format("{:<{}}", line.config, name_width);
+        for (const auto& v : line.overlap) row += fmt::format(" {:>13}", cell(v, "{:.1f}"));
+        for (const auto& v : line.overhead) row += fmt::format(" {:>14}", cell(v, "{:+.2f}"));
+        row += fmt::format(" {:>14}", cell(line.footprint, "{:+.0f}"));
+        text += row + '\n';
+    }
+    if (summary.lines.empty()) text += "(no results)\n";
+    text +=
+        "\noverlap: overlap_median of the overlap study; overhead: latency_median minus "
+        "simpi-none's;\n"
+        "footprint: vmrss_after_mean minus simpi-none's (per rank).\n";
+    for (const auto& note : summary.notes) text += "note: " + note + '\n';
+    return text;
+}
+
+}  // namespace si::harness
