@@ -1,0 +1,148 @@
+// sp: the NAS Parallel Benchmarks' SP pseudo-application (scalar pentadiagonal ADI
+// solver of the 3-D compressible Navier-Stokes equations), written from the NPB 3.4
+// specification for a perfect square number of MPI ranks.
+//
+//   sp --class S [--iterations N] [--csv FILE]
+//
+// Exits 0 when the run verifies (and prints "No Errors") or when there is nothing to
+// verify against, 1 when verification fails, 2 for a usage error, 3 when the CSV
+// cannot be written.
+#include <mpi.h>
+
+#include <cctype>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "problem.hpp"
+#include "report.hpp"
+#include "solver.hpp"
+
+namespace {
+
+using namespace si::sp;
+
+constexpr int kUsageError = 2;
+constexpr int kVerificationFailed = 1;
+constexpr int kOutputFailed = 3;
+
+struct Options {
+    std::string class_name = "S";
+    std::optional<int> iterations;
+    std::string csv_path;
+};
+
+// The class a --class argument names (either case), nullptr for none.
+const ProblemClass* class_named(const std::string& name) {
+    if (name.size() != 1) return nullptr;
+    return find_class(static_cast<char>(std::toupper(static_cast<unsigned char>(name[0]))));
+}
+
+// Parses the command line on every rank (all reach the same verdict; rank 0 speaks).
+// Returns the exit code when the program should stop here.
+std::optional<int> parse_options(int argc, char** argv, int rank, Options& options) {
+    CLI::App app{"NAS Parallel Benchmarks SP (multipartition, any perfect square of ranks)", "sp"};
+    app.add_option("-c,--class", options.class_name,
+                   fmt::format("problem class: {}", class_names()))
+        ->check([](const std::string& name) {
+            return class_named(name) != nullptr
+                       ? std::string{}
+                       : fmt::format("unknown class '{}' (valid: {})", name, class_names());
+        })
+        ->capture_default_str();
+    app.add_option("-i,--iterations", options.iterations,
+                   "time steps instead of the class's (the run is then not verified)")
+        ->check(CLI::Range(0, 1 << 24));
+    app.add_option("--csv", options.csv_path,
+                   "write class,ranks,iterations,time_s,mops,verified to this file");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (rank == 0) app.exit(e);  // prints the help or the error
+        return e.get_exit_code() == 0 ? 0 : kUsageError;
+    }
+    return std::nullopt;
+}
+
+// Runs the benchmark; returns the exit code, the same on every rank.
+int run(const Options& options, int rank, int ranks) {
+    const ProblemClass& problem = *class_named(options.class_name);
+    const std::string rank_problem = check_rank_count(ranks, problem.grid);
+    if (!rank_problem.empty()) {
+        if (rank == 0) fmt::print(stderr, "sp: class {}: {}\n", problem.name, rank_problem);
+        return kUsageError;
+    }
+    const int iterations = options.iterations.value_or(problem.iterations);
+    const Constants k = make_constants(problem.grid, problem.dt);
+
+    Solver solver(k, MPI_COMM_WORLD);
+    const int nc = solver.partition().cells_per_direction();
+    if (rank == 0) {
+        fmt::print(" NAS Parallel Benchmarks SP, written from the NPB 3.4 specification\n");
+        fmt::print(" Class {}: {}x{}x{} grid, {} iterations, dt = {}\n", problem.name, problem.grid,
+                   problem.grid, problem.grid, iterations, problem.dt);
+        fmt::print(" Ranks: {} ({}x{}x{} cells, {} per rank)\n", ranks, nc, nc, nc, nc);
+        std::fflush(stdout);
+    }
+
+    solver.initialize();
+    solver.compute_forcing();
+    // One untimed step touches every code path and every page, then the initial
+    // condition is restored: the timed steps start from a warm, identical state.
+    solver.step();
+    solver.initialize();
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    for (int step = 0; step < iterations; ++step) solver.step();
+    const double local_seconds = MPI_Wtime() - start;
+
+    RunResult result;
+    result.problem = &problem;
+    result.ranks = ranks;
+    result.iterations = iterations;
+    result.dt = k.dt;
+    MPI_Allreduce(&local_seconds, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    result.error = solver.error_norms();
+    result.residual = solver.residual_norms();
+    const Verification verification = verify(result);
+
+    int exit_code = verification.verdict == Verdict::kUnsuccessful ? kVerificationFailed : 0;
+    if (rank == 0) {
+        print_report(result, verification);
+        if (!options.csv_path.empty()) {
+            try {
+                write_csv(options.csv_path, result, verification);
+            } catch (const std::runtime_error& e) {
+                fmt::print(stderr, "sp: {}\n", e.what());
+                exit_code = kOutputFailed;
+            }
+        }
+        if (verification.verdict == Verdict::kSuccessful && exit_code == 0)
+            fmt::print(" No Errors\n");
+        std::fflush(stdout);
+    }
+    MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    Options options;
+    int exit_code = 0;
+    if (const auto stop = parse_options(argc, argv, rank, options))
+        exit_code = *stop;
+    else
+        exit_code = run(options, rank, ranks);
+    MPI_Finalize();
+    return exit_code;
+}
