@@ -40,6 +40,21 @@ int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,
     return call.reduction(op, *type, reduction);
 }
 
+// Allgather and Alltoall: every rank sends and receives, and only sendbuf may be
+// MPI_IN_PLACE.
+int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const datatype::Type*& stype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, const datatype::Type*& rtype) {
+    if (!in_place(sendbuf))
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                              "recvtype"))
+        return rc;
+    return refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only");
+}
+
 }  // namespace
 
 }  // namespace si::api
@@ -184,14 +199,9 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start(call, comm, c)) return rc;
-    if (!in_place(sendbuf))
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                              "recvtype"))
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
+                                    recvcount, recvtype, rtype))
         return rc;
-    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     std::string detail;
     return finish(call,
                   coll::allgather(collective_context(*c, &detail), sendbuf,
@@ -207,14 +217,9 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start(call, comm, c)) return rc;
-    if (!in_place(sendbuf))
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                              "recvtype"))
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
+                                    recvcount, recvtype, rtype))
         return rc;
-    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     std::string detail;
     return finish(call,
                   coll::alltoall(collective_context(*c, &detail), sendbuf,
