@@ -14,10 +14,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "common/context.hpp"
+#include "common/session.hpp"
 #include "problem.hpp"
 #include "report.hpp"
 #include "solver.hpp"
@@ -58,7 +61,7 @@ std::optional<int> parse_options(int argc, char** argv, int rank, Options& optio
                    "time steps instead of the class's (the run is then not verified)")
         ->check(CLI::Range(0, 1 << 24));
     app.add_option("--csv", options.csv_path,
-                   "write class,ranks,iterations,time_s,mops,verified to this file");
+                   "write the time and Mop/s to this file as tidy CSV rows (microbench/README.md)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -69,7 +72,8 @@ std::optional<int> parse_options(int argc, char** argv, int rank, Options& optio
 }
 
 // Runs the benchmark; returns the exit code, the same on every rank.
-int run(const Options& options, int rank, int ranks) {
+int run(const Options& options, int rank, int ranks, int argc, char** argv,
+        int thread_level_requested) {
     const ProblemClass& problem = *class_named(options.class_name);
     const std::string rank_problem = check_rank_count(ranks, problem.grid);
     if (!rank_problem.empty()) {
@@ -101,6 +105,16 @@ int run(const Options& options, int rank, int ranks) {
     for (int step = 0; step < iterations; ++step) solver.step();
     const double local_seconds = MPI_Wtime() - start;
 
+    // Every rank's time goes into the CSV (its maximum is NPB's time); the context
+    // (machine, MPI library, settings) is collective.
+    std::vector<double> rank_seconds(static_cast<std::size_t>(ranks));
+    MPI_Gather(&local_seconds, 1, MPI_DOUBLE, rank_seconds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::optional<si::bench::Context> context;
+    if (!options.csv_path.empty()) {
+        context = si::bench::collect_context(MPI_COMM_WORLD, argc, argv);
+        context->thread_level_requested = thread_level_requested;
+    }
+
     RunResult result;
     result.problem = &problem;
     result.ranks = ranks;
@@ -116,7 +130,7 @@ int run(const Options& options, int rank, int ranks) {
         print_report(result, verification);
         if (!options.csv_path.empty()) {
             try {
-                write_csv(options.csv_path, result, verification);
+                write_csv(options.csv_path, result, *context, rank_seconds);
             } catch (const std::runtime_error& e) {
                 fmt::print(stderr, "sp: {}\n", e.what());
                 exit_code = kOutputFailed;
@@ -133,7 +147,8 @@ int run(const Options& options, int rank, int ranks) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
+    // SI_BENCH_THREAD_MULTIPLE=1 (sibench's mpich-async) asks for MPI_THREAD_MULTIPLE.
+    const int thread_level_requested = si::bench::initialize_mpi(argc, argv);
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -142,7 +157,7 @@ int main(int argc, char** argv) {
     if (const auto stop = parse_options(argc, argv, rank, options))
         exit_code = *stop;
     else
-        exit_code = run(options, rank, ranks);
+        exit_code = run(options, rank, ranks, argc, argv, thread_level_requested);
     MPI_Finalize();
     return exit_code;
 }

@@ -1,12 +1,10 @@
 #include "report.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "common/report.hpp"
 
 namespace si::sp {
 namespace {
@@ -101,19 +99,16 @@ void print_report(const RunResult& run, const Verification& v) {
     fmt::print(" Verification = {}\n", verdict_text(v.verdict));
 }
 
-void write_csv(const std::string& path, const RunResult& run, const Verification& v) {
-    std::ofstream out(path, std::ios::out | std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    const char* verified = v.verdict == Verdict::kSuccessful     ? "yes"
-                           : v.verdict == Verdict::kUnsuccessful ? "no"
-                                                                 : "n/a";
-    out << "class,ranks,iterations,time_s,mops,verified\n";
-    out << fmt::format("{},{},{},{:.6f},{:.2f},{}\n", run.problem->name, run.ranks, run.iterations,
-                       run.seconds, mops_rate(run.problem->grid, run.iterations, run.seconds),
-                       verified);
-    if (!out)
-        throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+void write_csv(const std::string& path, const RunResult& run, const si::bench::Context& context,
+               std::span<const double> rank_seconds) {
+    using si::bench::per_rank;
+    // One timed loop of run.iterations steps after one untimed step.
+    const si::bench::Schedule schedule{.iterations = run.iterations, .warmup = 1, .batch = 1};
+    si::bench::Reporter reporter("nas", fmt::format("sp.{}", run.problem->name), context, path,
+                                 /*quiet=*/true);
+    reporter.add(per_rank("time", "s", 0, rank_seconds, schedule));
+    const double mops[] = {mops_rate(run.problem->grid, run.iterations, run.seconds)};
+    reporter.add(per_rank("mops", "Mop/s", 0, mops, schedule));
 }
 
 }  // namespace si::sp

@@ -1,9 +1,11 @@
 // Verification of a finished run against the reference norms, and its report: the
-// NPB-style text on stdout and an optional one-row CSV for the benchmark harness.
+// NPB-style text on stdout and an optional tidy CSV for the benchmark harness.
 #pragma once
 
+#include <span>
 #include <string>
 
+#include "common/context.hpp"
 #include "problem.hpp"
 
 namespace si::sp {
@@ -32,8 +34,11 @@ inline constexpr double kVerificationEpsilon = 1.0e-8;
 
 Verification verify(const RunResult& run);
 void print_report(const RunResult& run, const Verification& v);
-// Writes `path` with a header and one row: class, ranks, iterations, time_s, mops,
-// verified (yes, no or n/a). Throws std::runtime_error when the file cannot be written.
-void write_csv(const std::string& path, const RunResult& run, const Verification& v);
+// Writes `path` in the benchmarks' tidy CSV format (microbench/README.md), as
+// suite "nas", benchmark "sp.<class>": time_{min,median,mean,max} over the ranks'
+// timed loops (time_max is NPB's time) and mops_* (NPB's Mop/s, one value), preceded
+// by the run's context. Throws std::runtime_error when the file cannot be written.
+void write_csv(const std::string& path, const RunResult& run, const si::bench::Context& context,
+               std::span<const double> rank_seconds);
 
 }  // namespace si::sp

@@ -96,7 +96,8 @@ Command local_command(const PlannedRun& run, const LaunchSite& site, const std::
     const auto program = program_argv(run, benchmark_binary(run, site.bin_dir), csv_path);
     switch (run.config.runtime) {
         case Runtime::simpi: {
-            command.env.emplace_back("SI_NODE_SIZE", std::to_string(run.pairs));
+            // An application's job is one node.
+            if (run.pairs > 0) command.env.emplace_back("SI_NODE_SIZE", std::to_string(run.pairs));
             // sirun ends a hung job itself (and says which ranks hung) 5 s (short
             // limits: a quarter) before sibench's own limit would kill the whole
             // process group.
@@ -125,7 +126,7 @@ Command local_command(const PlannedRun& run, const LaunchSite& site, const std::
 }
 
 Command srun_command(const PlannedRun& run, const std::string& bin_dir, int nodes,
-                     int ranks_per_node, const std::string& csv_path) {
+                     int ranks_per_node, int ranks, const std::string& csv_path) {
     Command command;
     command.env = run.env;
     const auto progression = config_env(run.config);
@@ -134,7 +135,7 @@ Command srun_command(const PlannedRun& run, const std::string& bin_dir, int node
     const char* mpi = run.config.runtime == Runtime::openmpi ? "--mpi=pmix" : "--mpi=pmi2";
     command.argv = {"srun", mpi, fmt::format("--nodes={}", nodes),
                     fmt::format("--ntasks-per-node={}", ranks_per_node),
-                    fmt::format("--ntasks={}", nodes * ranks_per_node),
+                    fmt::format("--ntasks={}", ranks),
                     // block: the first half of the ranks on the first half of the nodes,
                     // so that rank i and its partner i + P/2 are on different nodes.
                     "--distribution=block", "--kill-on-bad-exit=1"};

@@ -40,9 +40,10 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site);
 // starts its progress thread only at MPI_THREAD_MULTIPLE).
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path);
 
-// The same run under Slurm on `nodes` nodes with `ranks_per_node` ranks each (srun
-// --mpi=pmi2 for simpi and MPICH, pmix for Open MPI). No SI_NODE_SIZE: nodes are real.
+// The same run under Slurm: `ranks` ranks on `nodes` nodes, at most `ranks_per_node`
+// on each (srun --mpi=pmi2 for simpi and MPICH, pmix for Open MPI). No SI_NODE_SIZE:
+// nodes are real.
 Command srun_command(const PlannedRun& run, const std::string& bin_dir, int nodes,
-                     int ranks_per_node, const std::string& csv_path);
+                     int ranks_per_node, int ranks, const std::string& csv_path);
 
 }  // namespace si::harness

@@ -76,8 +76,8 @@ std::string figure_script(const Figure& figure) {
         s += "set xzeroaxis\nset yrange [*:*]\n";
         s += fmt::format(
             "plot {} using 0:2:xtic(1) with boxes notitle, \\\n"
-            "     '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,1 notitle\n",
-            data);
+            "     '' using 0:2:(sprintf({}, $2)) with labels offset 0,1 notitle\n",
+            data, gp_string(figure.bar_format));
     } else {
         if (figure.x_is_size) {
             std::set<double> xs;

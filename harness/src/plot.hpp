@@ -19,6 +19,7 @@ struct Figure {
     std::string xlabel;
     std::string ylabel;
     bool bars = false;       // one bar per series (its first point's y), labelled by series
+    std::string bar_format = "%.0f";  // gnuplot sprintf format of the value above a bar
     bool x_is_size = false;  // message sizes: log2 axis labelled in KiB / MiB
     bool log_y = false;
     std::vector<Series> series;

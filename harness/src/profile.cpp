@@ -201,9 +201,9 @@ T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin)
 }
 
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
-    reader.check_keys(
-        table, {"name", "benchmark", "scaling", "max_ranks", "configs", "helpers", "pairs", "sizes",
-                "min_size", "max_size", "iterations", "warmup", "timeout", "args", "env"});
+    reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
+                              "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
+                              "warmup", "timeout", "args", "env"});
     Study study;
     const auto benchmark = reader.string(table, "benchmark");
     if (!benchmark || benchmark->empty())
@@ -237,11 +237,26 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
     }
     if (study.configs.empty()) reader.fail("configs", "lists no configuration");
     study.helpers = pick<std::vector<int>>(own.helpers, defaults.helpers, {1});
-    study.pairs = pick<std::vector<int>>(own.pairs, defaults.pairs, {1});
-    std::sort(study.pairs.begin(), study.pairs.end());
-    study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
+    study.ranks = reader.integers(table, "ranks", 1, 1 << 24).value_or(std::vector<int>{});
+    std::sort(study.ranks.begin(), study.ranks.end());
+    study.ranks.erase(std::unique(study.ranks.begin(), study.ranks.end()), study.ranks.end());
+    const bool application = !study.ranks.empty();
+    if (application) {
+        // An application has its own problem sizes and step counts; a micro-benchmark
+        // option such as --sizes or --iterations would change what it computes.
+        for (const char* key : {"pairs", "sizes", "min_size", "max_size", "iterations", "warmup"})
+            if (table->contains(key))
+                reader.fail(key, "a study with `ranks` (an application) takes its options from `args`");
+        study.pairs.clear();
+    } else {
+        study.pairs = pick<std::vector<int>>(own.pairs, defaults.pairs, {1});
+        std::sort(study.pairs.begin(), study.pairs.end());
+        study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
+    }
     // The study's own sizes or sweep replaces the defaults' as a whole.
-    if (own.sizes || own.min_size || own.max_size) {
+    if (application) {
+        // no benchmark options from the defaults
+    } else if (own.sizes || own.min_size || own.max_size) {
         study.sizes = own.sizes.value_or(std::vector<std::uint64_t>{});
         study.min_size = own.min_size.value_or(0);
         study.max_size = own.max_size.value_or(0);
@@ -250,8 +265,10 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         study.min_size = defaults.min_size.value_or(0);
         study.max_size = defaults.max_size.value_or(0);
     }
-    study.iterations = static_cast<int>(pick<long>(own.iterations, defaults.iterations, -1));
-    study.warmup = static_cast<int>(pick<long>(own.warmup, defaults.warmup, -1));
+    if (!application) {
+        study.iterations = static_cast<int>(pick<long>(own.iterations, defaults.iterations, -1));
+        study.warmup = static_cast<int>(pick<long>(own.warmup, defaults.warmup, -1));
+    }
     study.timeout_s = pick<double>(own.timeout_s, defaults.timeout_s, 600.0);
     // args and env add up: the defaults' first, then the study's.
     if (defaults.args) study.args = *defaults.args;
@@ -424,26 +441,34 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
                     std::find(configs.begin(), configs.end(), config) == configs.end())
                     configs.push_back(config);
         const auto args = benchmark_args(study);
+        // pairs == 0: an application job of job_ranks ranks.
+        const auto add_run = [&](const Config& config, int pairs, int job_ranks) {
+            PlannedRun run;
+            run.id = pairs > 0 ? fmt::format("{}.{}.p{}", study.name, config.name(), pairs)
+                               : fmt::format("{}.{}.r{}", study.name, config.name(), job_ranks);
+            run.study = study.name;
+            run.benchmark = study.benchmark;
+            run.config = config;
+            run.pairs = pairs;
+            run.job_ranks = job_ranks;
+            run.args = args;
+            run.env = study.env;
+            run.timeout_s = study.timeout_s;
+            run.scaling = study.scaling;
+            run.max_ranks = study.max_ranks;
+            if (run.max_ranks > 0 && run.ranks() > run.max_ranks) return;
+            // SI_HELPERS is capped at a node's rank count (pairs ranks per simulated
+            // node; an application's whole job on one host); more would rerun a smaller
+            // count under a wrong label.
+            const int node_ranks = pairs > 0 ? pairs : job_ranks;
+            if (filter.cap_helpers_at_pairs && config.mode == "smart" && config.helpers > node_ranks)
+                return;
+            runs.push_back(std::move(run));
+        };
+        for (int job_ranks : study.ranks)
+            for (const auto& config : configs) add_run(config, 0, job_ranks);
         for (int pairs : study.pairs)
-            for (const auto& config : configs) {
-                if (study.max_ranks > 0 && 2 * pairs > study.max_ranks) continue;
-                // SI_HELPERS is capped at a node's rank count (here: pairs ranks per
-                // simulated node); more would rerun a smaller count under a wrong label.
-                if (filter.cap_helpers_at_pairs && config.mode == "smart" && config.helpers > pairs)
-                    continue;
-                PlannedRun run;
-                run.id = fmt::format("{}.{}.p{}", study.name, config.name(), pairs);
-                run.study = study.name;
-                run.benchmark = study.benchmark;
-                run.config = config;
-                run.pairs = pairs;
-                run.args = args;
-                run.env = study.env;
-                run.timeout_s = study.timeout_s;
-                run.scaling = study.scaling;
-                run.max_ranks = study.max_ranks;
-                runs.push_back(std::move(run));
-            }
+            for (const auto& config : configs) add_run(config, pairs, 0);
     }
     return runs;
 }

@@ -32,6 +32,9 @@ struct Study {
     std::vector<Config> configs;
     std::vector<int> helpers = {1};
     std::vector<int> pairs = {1};      // ranks = 2 x pairs; pairs span two simulated nodes
+    // An application study (apps/nas-sp) runs jobs of these sizes instead of pairs,
+    // all ranks on one node, and takes no sizes, iterations or warm-up from [defaults].
+    std::vector<int> ranks;
     std::vector<std::uint64_t> sizes;  // --sizes; empty: min/max or the benchmark's own
     std::uint64_t min_size = 0;        // --min-size when non-zero
     std::uint64_t max_size = 0;        // --max-size when non-zero
@@ -82,18 +85,21 @@ std::string find_profile(std::string_view name_or_path,
 
 // One benchmark execution.
 struct PlannedRun {
-    std::string id;  // "<study>.<config>.p<pairs>": the log's and raw CSV's name
+    // "<study>.<config>.p<pairs>" (an application study: ".r<ranks>"): the log's and
+    // raw CSV's name
+    std::string id;
     std::string study;
     std::string benchmark;
     Config config;
-    int pairs = 1;
+    int pairs = 1;     // 0 in an application study
+    int job_ranks = 0; // an application study's job size
     std::vector<std::string> args;  // the benchmark's options, without --csv
     EnvList env;                    // the study's environment
     double timeout_s = 600;
     bool scaling = false;
     int max_ranks = 0;
 
-    [[nodiscard]] int ranks() const { return 2 * pairs; }
+    [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };
 
 // Which part of the matrix to run: empty lists mean everything.
@@ -106,10 +112,10 @@ struct MatrixFilter {
     bool cap_helpers_at_pairs = true;
 };
 
-// Studies in profile order; in each, pair counts ascending, then configurations in
-// the order listed (smart templates expanded by helper count). simpi-smart with more
-// helpers than pairs (the ranks of a simulated node) is left out: the runtime caps
-// SI_HELPERS at a node's ranks. Throws ProfileError when the filter names a study the
+// Studies in profile order; in each, pair counts (or job sizes) ascending, then
+// configurations in the order listed (smart templates expanded by helper count).
+// simpi-smart with more helpers than a node's ranks (pairs, or an application's job
+// size) is left out: the runtime caps SI_HELPERS at a node's ranks. Throws ProfileError when the filter names a study the
 // profile lacks.
 std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter& filter = {});
 

@@ -55,18 +55,18 @@ const std::vector<std::string>& row_columns() {
     static const std::vector<std::string> columns = {
         "suite",    "benchmark", "runtime", "mode",  "helpers",    "nodes",  "ranks_per_node",
         "msg_size", "metric",    "value",   "unit",  "iterations", "warmup", "host",
-        "commit",   "date",      "config",  "study", "pairs",      "run"};
+        "commit",   "date",      "config",  "study", "pairs",      "run",    "ranks"};
     return columns;
 }
 
 std::vector<Row> read_rows(const std::string& path) {
     std::vector<Row> rows;
     try {
-        Reader<20> in(path);
+        Reader<21> in(path);
         in.read_header(io::ignore_extra_column | io::ignore_missing_column, "suite", "benchmark",
                        "runtime", "mode", "helpers", "nodes", "ranks_per_node", "msg_size",
                        "metric", "value", "unit", "iterations", "warmup", "host", "commit", "date",
-                       "config", "study", "pairs", "run");
+                       "config", "study", "pairs", "run", "ranks");
         const auto& columns = row_columns();
         for (std::size_t i = 0; i < 16; ++i)
             if (!in.has_column(columns[i]))
@@ -84,11 +84,12 @@ std::vector<Row> read_rows(const std::string& path) {
             if (!in.read_row(row.suite, row.benchmark, row.runtime, row.mode, row.helpers,
                              row.nodes, row.ranks_per_node, row.msg_size, row.metric, value,
                              row.unit, row.iterations, row.warmup, row.host, row.commit, row.date,
-                             row.config, row.study, row.pairs, row.run))
+                             row.config, row.study, row.pairs, row.run, row.ranks))
                 break;
             row.value = to_double(value, path, row.metric);
             if (row.config.empty()) row.config = config_name_of(row.runtime, row.mode, row.helpers);
-            if (!has_pairs || row.pairs == 0) row.pairs = row.nodes * row.ranks_per_node / 2;
+            if (!has_pairs) row.pairs = row.nodes * row.ranks_per_node / 2;
+            if (row.ranks == 0) row.ranks = row.nodes * row.ranks_per_node;
             if (row.study.empty()) row.study = row.benchmark;
             rows.push_back(std::move(row));
         }
@@ -123,7 +124,8 @@ void write_rows(const std::string& path, const std::vector<Row>& rows,
                                                  r.config,
                                                  r.study,
                                                  std::to_string(r.pairs),
-                                                 r.run};
+                                                 r.run,
+                                                 std::to_string(r.ranks)};
         out.write_row(fields);
     }
 }

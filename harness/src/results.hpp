@@ -31,8 +31,9 @@ struct Row {
     // sibench's columns (empty / 0 in a benchmark's own CSV):
     std::string config;  // simpi-smart-h1, mpich-async, ...
     std::string study;   // the profile's study the run belongs to
-    int pairs = 0;       // ranks / 2
+    int pairs = 0;       // ranks / 2; 0 for an application study's run
     std::string run;     // the run's id in runs.csv
+    int ranks = 0;       // the job's ranks
 
     // "latency_median" -> "latency", "median"; a metric without a known statistic
     // suffix is all measurement.
@@ -40,15 +41,16 @@ struct Row {
     [[nodiscard]] std::string statistic() const;
 };
 
-// The benchmarks' 16 columns, then sibench's 4.
+// The benchmarks' 16 columns, then sibench's 5.
 const std::vector<std::string>& row_columns();
 
 // Reads a benchmark CSV or a results.csv. Missing sibench columns are derived: config
-// from runtime/mode/helpers, pairs from nodes x ranks_per_node / 2. Throws CsvError
+// from runtime/mode/helpers, pairs from nodes x ranks_per_node / 2, ranks from
+// nodes x ranks_per_node. Throws CsvError
 // naming the file (and line) when a benchmark column is missing or a value is bad.
 std::vector<Row> read_rows(const std::string& path);
 
-// Writes rows with the 20 columns; `comments` become `# key: value` lines first.
+// Writes rows with the 21 columns; `comments` become `# key: value` lines first.
 void write_rows(const std::string& path, const std::vector<Row>& rows,
                 const std::vector<std::pair<std::string, std::string>>& comments = {});
 

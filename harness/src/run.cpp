@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "apps.hpp"
 #include "derive.hpp"
 #include "launch.hpp"
 #include "machine.hpp"
@@ -98,17 +100,31 @@ std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
         row.study = run.study;
         row.pairs = run.pairs;
         row.run = run.id;
+        row.ranks = run.ranks;
     }
     return rows;
 }
 
-// plots/ and summary.txt of `rows`; prints the summary and the notes.
+// plots/ and summary.txt of `rows`; prints the summary and the notes. Micro-benchmark
+// figures and table only when micro-benchmarks ran, application ones likewise.
 void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots) {
-    const ResultIndex index(rows);
+    std::vector<Row> micro;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro),
+                 [](const Row& row) { return row.suite != kApplicationSuite; });
+    const auto apps = app_results(rows);
     std::vector<std::string> notes;
-    const auto figures = thesis_figures(index, plots, notes);
+    std::vector<Figure> figures;
+    std::string summary;
+    if (!micro.empty()) {
+        const ResultIndex index(micro);
+        figures = thesis_figures(index, plots, notes);
+        summary = format_summary(summarize(index, plots));
+    }
+    if (!apps.empty()) {
+        for (auto& figure : app_figures(apps)) figures.push_back(std::move(figure));
+        summary += (summary.empty() ? "" : "\n") + format_app_summary(apps);
+    }
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
-    const std::string summary = format_summary(summarize(index, plots));
     std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
     std::cout << '\n' << summary;
     for (const auto& note : notes) std::cout << "note: " << note << '\n';

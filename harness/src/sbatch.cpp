@@ -103,10 +103,30 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
     // The profile's pair lists describe one host; on a cluster the node and
     // ranks-per-node counts replace them, so one pair count is enough per study.
     Profile one_pair = profile;
-    for (auto& study : one_pair.studies) study.pairs = {1};
+    for (auto& study : one_pair.studies)
+        if (study.ranks.empty()) study.pairs = {1};
     const auto planned = expand_matrix(one_pair, filter);
-
     SbatchPlan plan;
+
+    // An application job of R ranks runs once, on the fewest of the given node counts
+    // that hold it at the largest ranks-per-node (R = 324, 400, 484 on --nodes 21,25,31
+    // --ranks-per-node 16: the thesis' class E sweep), spread evenly.
+    std::vector<int> node_counts = options.nodes;
+    std::sort(node_counts.begin(), node_counts.end());
+    const int widest =
+        *std::max_element(options.ranks_per_node.begin(), options.ranks_per_node.end());
+    const auto nodes_for = [&](int ranks) {
+        for (int n : node_counts)
+            if (n <= ranks && static_cast<long>(n) * widest >= ranks) return n;
+        return 0;
+    };
+    for (const auto& run : planned)
+        if (run.job_ranks > 0 && nodes_for(run.job_ranks) == 0)
+            plan.left_out.push_back(fmt::format(
+                "{} {} at {} ranks: no node count in --nodes holds {} ranks at {} per node "
+                "(or it has fewer ranks than nodes)",
+                run.study, run.config.name(), run.job_ranks, run.job_ranks, widest));
+
     std::string submit =
         "#!/bin/sh\n# Submits every job script of this directory.\nset -e\ncd \"$(dirname "
         "\"$0\")\"\n";
@@ -115,14 +135,21 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
         std::size_t count = 0;
         int max_rpn = 0;
         for (const auto& run : planned) {
-            const std::vector<int> rpns = run.scaling
-                                              ? options.ranks_per_node
-                                              : std::vector<int>{options.ranks_per_node.front()};
-            for (int rpn : rpns) {
+            // (ranks per node, ranks) of each job of this run on `nodes` nodes.
+            std::vector<std::pair<int, int>> jobs;
+            if (run.job_ranks > 0) {
+                if (nodes_for(run.job_ranks) == nodes)
+                    jobs.emplace_back((run.job_ranks + nodes - 1) / nodes, run.job_ranks);
+            } else {
+                for (int rpn : run.scaling ? options.ranks_per_node
+                                           : std::vector<int>{options.ranks_per_node.front()})
+                    jobs.emplace_back(rpn, nodes * rpn);
+            }
+            for (const auto& [rpn, ranks] : jobs) {
                 // SI_HELPERS is capped at the node's rank count: more helpers than
                 // ranks would rerun a smaller configuration under a wrong label.
                 if (run.config.mode == "smart" && run.config.helpers > rpn) continue;
-                if (run.max_ranks > 0 && nodes * rpn > run.max_ranks) continue;
+                if (run.max_ranks > 0 && ranks > run.max_ranks) continue;
                 // Built on this machine but not for this configuration (no Open MPI):
                 // leave it out rather than fail on the cluster. A build directory
                 // that is not here (generated elsewhere) is trusted.
@@ -134,9 +161,12 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
                     continue;
                 }
                 const std::string id =
-                    fmt::format("{}.{}.n{}r{}", run.study, run.config.name(), nodes, rpn);
+                    run.job_ranks > 0
+                        ? fmt::format("{}.{}.n{}x{}", run.study, run.config.name(), nodes, ranks)
+                        : fmt::format("{}.{}.n{}r{}", run.study, run.config.name(), nodes, rpn);
                 const std::string csv = fmt::format("raw/{}.csv", id);
-                Command command = srun_command(run, options.build_dir + "/bin", nodes, rpn, csv);
+                Command command =
+                    srun_command(run, options.build_dir + "/bin", nodes, rpn, ranks, csv);
                 std::vector<std::string> words = {"run", id, fmt::format("{}", run.timeout_s)};
                 if (!command.env.empty()) {
                     words.push_back("env");
@@ -151,8 +181,8 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
                 record.study = run.study;
                 record.benchmark = run.benchmark;
                 record.config = run.config.name();
-                record.ranks = nodes * rpn;
-                record.pairs = nodes * rpn / 2;
+                record.ranks = ranks;
+                record.pairs = run.job_ranks > 0 ? 0 : ranks / 2;
                 record.nodes = nodes;
                 record.ranks_per_node = rpn;
                 record.command = command.display();

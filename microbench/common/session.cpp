@@ -13,19 +13,20 @@
 
 namespace si::bench {
 
-Session::Session(int& argc, char**& argv, BenchmarkInfo info)
-    : info_(std::move(info)), argc_(argc), argv_(argv) {
-    // MPICH starts its asynchronous progress thread (MPIR_CVAR_ASYNC_PROGRESS) only
-    // under MPI_THREAD_MULTIPLE; every other run keeps plain MPI_Init, so that no
-    // library pays for thread safety the benchmark does not need.
+int initialize_mpi(int& argc, char**& argv) {
     const char* multiple = std::getenv("SI_BENCH_THREAD_MULTIPLE");
     if (multiple != nullptr && std::string_view(multiple) == "1") {
-        requested_thread_level_ = MPI_THREAD_MULTIPLE;
         int provided = MPI_THREAD_SINGLE;
-        MPI_Init_thread(&argc_, &argv_, MPI_THREAD_MULTIPLE, &provided);
-    } else {
-        MPI_Init(&argc_, &argv_);
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        return MPI_THREAD_MULTIPLE;
     }
+    MPI_Init(&argc, &argv);
+    return MPI_THREAD_SINGLE;
+}
+
+Session::Session(int& argc, char**& argv, BenchmarkInfo info)
+    : info_(std::move(info)), argc_(argc), argv_(argv) {
+    requested_thread_level_ = initialize_mpi(argc_, argv_);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
     options_.min_size = info_.default_min_size;

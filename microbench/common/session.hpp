@@ -34,6 +34,13 @@ struct BenchmarkInfo {
     std::size_t default_max_size = 4 * MiB;
 };
 
+// MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when SI_BENCH_THREAD_MULTIPLE=1:
+// MPICH starts its asynchronous progress thread (MPIR_CVAR_ASYNC_PROGRESS) only
+// under MPI_THREAD_MULTIPLE, and every other run keeps plain MPI_Init so that no
+// library pays for thread safety the benchmark does not need. Returns the level
+// asked for. For programs without a Session (apps/nas-sp).
+int initialize_mpi(int& argc, char**& argv);
+
 class Session {
   public:
     // Calls MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when the environment

@@ -160,15 +160,15 @@ TEST(SibenchProfile, ErrorsNameTheKey) {
 }
 
 TEST(SibenchProfile, ShippedProfilesParse) {
-    for (const char* name : {"quick", "full", "smoke"}) {
+    for (const char* name : {"quick", "full", "smoke", "nas-sp", "nas-sp-cluster"}) {
         SCOPED_TRACE(name);
         const Profile p = parse_profile_file(find_profile(name));
         EXPECT_EQ(p.name, name);
         EXPECT_FALSE(expand_matrix(p).empty());
     }
-    // quick: one pair, one helper (it has to fit a two-core laptop).
+    // quick: one pair (SP: 4 ranks), one helper (it has to fit a two-core laptop).
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
-        EXPECT_EQ(run.pairs, 1) << run.id;
+        EXPECT_EQ(run.ranks(), run.benchmark == "sp" ? 4 : 2) << run.id;
         if (run.config.mode == "smart") {
             EXPECT_EQ(run.config.helpers, 1) << run.id;
         }
@@ -181,6 +181,11 @@ TEST(SibenchProfile, ShippedProfilesParse) {
     EXPECT_EQ(scal->pairs, (std::vector<int>{1, 4, 8, 12, 16}));
     EXPECT_EQ(full.studies[0].iterations, 10000);
     EXPECT_EQ(full.studies[0].warmup, 200);
+    // nas-sp-cluster: the thesis' class E job sizes, 2 helpers per node.
+    const Profile cluster = parse_profile_file(find_profile("nas-sp-cluster"));
+    ASSERT_EQ(cluster.studies.size(), 3u);
+    EXPECT_EQ(cluster.studies[2].ranks, (std::vector<int>{324, 400, 484}));
+    EXPECT_EQ(cluster.studies[2].helpers, (std::vector<int>{2}));
     try {
         find_profile("no-such-profile");
         FAIL();

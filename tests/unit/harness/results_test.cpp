@@ -98,6 +98,7 @@ TEST(SibenchWriteRows, RoundTripWithQuoting) {
     row.study = "scalability";
     row.pairs = 4;
     row.run = "scalability.simpi-smart-h2.p4";
+    row.ranks = 8;
     write_rows(dir.file("r.csv"), {row}, {{"profile", "quick"}});
     EXPECT_EQ(test::read_text(dir.file("r.csv")).rfind("# profile: quick\n", 0), 0u);
     const auto back = read_rows(dir.file("r.csv"));
@@ -108,6 +109,7 @@ TEST(SibenchWriteRows, RoundTripWithQuoting) {
     EXPECT_EQ(back[0].pairs, 4);
     EXPECT_EQ(back[0].run, row.run);
     EXPECT_EQ(back[0].config, row.config);
+    EXPECT_EQ(back[0].ranks, 8);
 }
 
 TEST(SibenchRuns, RoundTrip) {
