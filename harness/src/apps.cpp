@@ -99,6 +99,8 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
         } else {
             figure.title = fmt::format("{}: strong scaling", title_of(first));
             figure.xlabel = "ranks";
+            figure.x_is_count = true;
+            figure.log_y = true;
         }
         figures.push_back(std::move(figure));
     }

@@ -79,15 +79,17 @@ std::string figure_script(const Figure& figure) {
             "     '' using 0:2:(sprintf({}, $2)) with labels offset 0,1 notitle\n",
             data, gp_string(figure.bar_format));
     } else {
-        if (figure.x_is_size) {
+        if (figure.x_is_size || figure.x_is_count) {
             std::set<double> xs;
             for (const auto& series : figure.series)
                 for (const auto& point : series.points) xs.insert(point.x);
             s += "set logscale x 2\nset xtics (";
             bool first = true;
             for (double x : xs) {
-                s += fmt::format("{}{} {}", first ? "" : ", ",
-                                 gp_string(size_label(static_cast<std::uint64_t>(x))), x);
+                const std::string label = figure.x_is_size
+                                              ? size_label(static_cast<std::uint64_t>(x))
+                                              : fmt::format("{}", x);
+                s += fmt::format("{}{} {}", first ? "" : ", ", gp_string(label), x);
                 first = false;
             }
             s += ")\n";

@@ -21,6 +21,7 @@ struct Figure {
     bool bars = false;       // one bar per series (its first point's y), labelled by series
     std::string bar_format = "%.0f";  // gnuplot sprintf format of the value above a bar
     bool x_is_size = false;  // message sizes: log2 axis labelled in KiB / MiB
+    bool x_is_count = false; // rank counts: log2 axis, a tic at each count
     bool log_y = false;
     std::vector<Series> series;
     std::optional<double> reference_y;  // a dashed horizontal line

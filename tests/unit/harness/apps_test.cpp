@@ -143,6 +143,9 @@ TEST(SibenchApps, BarsForOneJobSizeLinesForSeveral) {
     ASSERT_EQ(scaling.size(), 1u);
     EXPECT_FALSE(scaling[0].bars);
     EXPECT_EQ(scaling[0].xlabel, "ranks");
+    EXPECT_TRUE(scaling[0].x_is_count);
+    EXPECT_NE(figure_script(scaling[0]).find("set xtics ('4' 4, '9' 9)"), std::string::npos)
+        << figure_script(scaling[0]);
     ASSERT_EQ(scaling[0].series.at(0).points.size(), 2u);
     EXPECT_EQ(scaling[0].series[0].points[1].x, 9);
 }
