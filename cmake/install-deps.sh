@@ -7,7 +7,18 @@ packages="build-essential cmake ninja-build pkg-config git
 libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
 mpich libmpich-dev gnuplot-nox procps
-libfccp-dev libcpptoml-dev"
+libfccp-dev libcpptoml-dev
+qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio"
+
+# The guest-VM tier (tests/vm/) builds the kernel module against the headers of
+# the kernel it boots, which is only known once linux-image-amd64 is installed.
+kernel_headers() {
+    for image in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V); do
+        version=${image#/boot/vmlinuz-}
+    done
+    [ -n "${version:-}" ] && echo "linux-headers-$version"
+}
+packages="$packages $(kernel_headers || true)"
 
 missing=""
 for package in $packages; do
@@ -30,3 +41,7 @@ export DEBIAN_FRONTEND=noninteractive
 $run apt-get update -qq
 # shellcheck disable=SC2086
 $run apt-get install -y -qq --no-install-recommends $missing
+headers=$(kernel_headers || true)
+if [ -n "$headers" ] && ! dpkg-query -W -f='${Status}' "$headers" 2>/dev/null | grep -q "install ok installed"; then
+    $run apt-get install -y -qq --no-install-recommends "$headers"
+fi

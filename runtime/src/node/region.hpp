@@ -32,8 +32,10 @@ struct alignas(64) RankBlock {
     // The rank's CPU affinity at MPI_Init, so that helpers can be placed on
     // cores no rank uses.
     cpu_set_t affinity;
-    // The interrupt thread's wake word (wake/wake_word.hpp).
+    // The interrupt thread's wake word (wake/wake_word.hpp), and the id under
+    // which a wake backend that needs one (SI_WAKE=kmod) knows its sleeper.
     std::atomic<std::uint32_t> interrupt_word;
+    std::atomic<std::uint32_t> interrupt_handle;
     // Wake word of a thread that sleeps in MPI_Wait: whoever delivers a
     // message to this rank rings it.
     std::atomic<std::uint32_t> doorbell;
@@ -55,6 +57,7 @@ inline constexpr std::size_t kIrbEntries = 64;
 
 struct alignas(64) HelperBlock {
     std::atomic<std::uint32_t> word;         // idle sleep and stop (wake/wake_word.hpp)
+    std::atomic<std::uint32_t> word_handle;  // its sleeper's id for SI_WAKE=kmod
     std::atomic<std::uint32_t> stop;
     std::atomic<std::uint32_t> outstanding;  // IRB entries in use over the ranks it serves
     std::atomic<std::int32_t> pid;

@@ -107,6 +107,11 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
 void run_helper(const node::Region& region, wake::Backend& backend,
                 const HelperAssignment& assignment) {
     node::HelperBlock& block = region.helper_block(assignment.block);
+    backend.attach_sleeper(block.word, block.word_handle);
+    for (int rank : assignment.ranks) {
+        node::RankBlock& served = region.rank_block(rank);
+        backend.attach_waker(served.interrupt_word, served.interrupt_handle);
+    }
     int fruitless = 0;
     auto idle_since = std::chrono::steady_clock::now();
     while (block.stop.load(std::memory_order_acquire) == 0) {
@@ -158,7 +163,15 @@ int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
     for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP})
         std::signal(signal, SIG_DFL);
     bind_to(assignment.cpus);
-    auto backend = wake::make_backend(wake_choice);
+    std::unique_ptr<wake::Backend> backend;
+    try {
+        backend = wake::make_backend(wake_choice);
+    } catch (const std::exception& error) {
+        // Never unwind into the rank's code we were forked from; the ranks
+        // notice the helper died and carry on without it.
+        log::error("SmartInterrupts helper: {}", error.what());
+        ::_exit(1);
+    }
     run_helper(region, *backend, assignment);
     ::_exit(0);
 }

@@ -92,12 +92,17 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
       backend_(wake::make_backend(settings.wake)) {
     const NodeLayout layout = node_layout(locality, settings.helpers);
     helper_ = &region.helper_block(helper_block_of(layout, layout.my_position));
+    // Before the thread starts and before a helper can see the word sleeping.
+    backend_->attach_sleeper(block_.interrupt_word, block_.interrupt_handle);
+    backend_->attach_waker(helper_->word, helper_->word_handle);
     if (layout.my_position == 0) {
         // Helpers are forked now, before this process has runtime threads.
         const std::vector<std::vector<int>> placement = helper_placement(region, layout);
         for (int g = 0; g < layout.helpers; ++g) {
             HelperAssignment assignment;
             assignment.block = helper_block_of(layout, g);
+            node::HelperBlock& helper = region.helper_block(assignment.block);
+            if (&helper != helper_) backend_->attach_waker(helper.word, helper.word_handle);
             assignment.cpus = placement[static_cast<std::size_t>(g)];
             for (std::size_t p = static_cast<std::size_t>(g); p < layout.members.size();
                  p += static_cast<std::size_t>(layout.helpers))

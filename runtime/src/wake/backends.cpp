@@ -1,6 +1,7 @@
 #include "wake/backends.hpp"
 
 #include "base/futex.hpp"
+#include "wake/kmod_backend.hpp"
 
 namespace si::wake {
 
@@ -22,9 +23,24 @@ public:
 
 }  // namespace
 
+void futex_wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout) {
+    FutexBackend().wait(word, timeout);
+}
+
+void futex_wake(std::atomic<std::uint32_t>& word) { FutexBackend().wake(word); }
+
+std::optional<std::string> backend_unavailable(config::WakeBackend choice) {
+    switch (choice) {
+        case config::WakeBackend::futex: return std::nullopt;
+        case config::WakeBackend::kmod: return kmod_unavailable(kKmodDevice);
+    }
+    return std::nullopt;
+}
+
 std::unique_ptr<Backend> make_backend(config::WakeBackend choice) {
     switch (choice) {
         case config::WakeBackend::futex: break;
+        case config::WakeBackend::kmod: return make_kmod_backend(kKmodDevice);
     }
     return std::make_unique<FutexBackend>();
 }

@@ -56,6 +56,24 @@ public:
     virtual void wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout) = 0;
     // Ends the wait of the one sleeper of word.
     virtual void wake(std::atomic<std::uint32_t>& word) = 0;
+
+    // A backend that cannot find a sleeper from its word's address (kmod:
+    // the word sits at a different address in every process mapping it)
+    // names the sleeper with a handle the sleeper publishes in a cell next to
+    // the word, in the same shared memory; 0 there means "no handle", and
+    // sleeper and wakers of that word then use the futex. The sleeper
+    // attaches before its first sleep on the word, each waker process before
+    // its first wake. Attach before the word's users start: the bindings are
+    // read without a lock. A waker reads the cell after its read-modify-write
+    // of the word found `sleeping`, so it sees the handle the sleeper stored
+    // before arming.
+    virtual void attach_sleeper(std::atomic<std::uint32_t>& word,
+                                std::atomic<std::uint32_t>& handle) {
+        handle.store(kNoHandle, std::memory_order_release);
+    }
+    virtual void attach_waker(std::atomic<std::uint32_t>& word,
+                              std::atomic<std::uint32_t>& handle) {}
+    static constexpr std::uint32_t kNoHandle = 0;
 };
 
 enum class SleepResult { woken, timed_out, not_idle };
