@@ -11,6 +11,7 @@
 #include "base/log.hpp"
 #include "coll/collectives.hpp"
 #include "transport/shm/shm_transport.hpp"
+#include "transport/verbs/verbs_transport.hpp"
 
 namespace si::api {
 
@@ -21,6 +22,57 @@ namespace {
 
 // The largest body the protocol sends besides eager payloads (an RTS or a FIN).
 constexpr std::size_t kControlBodyBytes = 64;
+
+// Which peers this rank reaches through verbs. Locality is decided here, once:
+// shared memory within a node, verbs between nodes (SI_TRANSPORT=auto), by a
+// rule every rank evaluates alike, so that both ends of a pair agree.
+struct TransportPlan {
+    bool verbs_in_job = false;     // some pair of ranks uses verbs
+    std::vector<int> verbs_peers;  // world ranks, ascending; never this rank
+    std::string why;               // who asked for verbs, for error messages
+};
+
+TransportPlan plan_transports(const config::Settings& settings, const node::Locality& where) {
+    const config::TransportChoice choice = settings.transport;
+    const int me = where.world_rank;
+    if (choice == config::TransportChoice::shm)
+        for (int r = 0; r < where.world_size; ++r)
+            if (!where.same_host(r))
+                fail("SI_TRANSPORT=shm, but rank {} runs on another host than rank {} ({}); shared "
+                     "memory reaches only the ranks of one host: use SI_TRANSPORT=auto or verbs",
+                     r, me, where.host_name);
+    TransportPlan plan;
+    if (choice == config::TransportChoice::shm || where.world_size < 2) return plan;
+    const bool all = choice == config::TransportChoice::verbs;
+    // Simulated nodes of one host (SI_NODE_SIZE) talk verbs when the host has an
+    // RDMA device, else shared memory: a laptop still runs two-node experiments,
+    // with a helper set per simulated node. Every rank of a host sees the same
+    // devices, so both ends of such a pair decide alike.
+    const bool host_has_rdma = all || transport::verbs::device_available();
+    const auto over_verbs = [&](int r) {
+        if (all) return true;
+        if (where.node_of[r] == where.node_of[me]) return false;
+        return !where.same_host(r) || host_has_rdma;
+    };
+    for (int r = 0; r < where.world_size; ++r)
+        if (r != me && over_verbs(r)) plan.verbs_peers.push_back(r);
+    // Whether any pair of ranks uses verbs (every rank must agree: it sizes the
+    // ICBs and adds a fence): ranks on other hosts, or simulated nodes with a device.
+    bool other_host = false;
+    for (int r = 0; r < where.world_size; ++r) other_host = other_host || !where.same_host(r);
+    const bool several_nodes = std::any_of(where.node_of.begin(), where.node_of.end(),
+                                           [&](int node) { return node != where.node_of[0]; });
+    plan.verbs_in_job = all || (several_nodes && (other_host || host_has_rdma));
+    if (all)
+        plan.why = "SI_TRANSPORT=verbs";
+    else if (!plan.verbs_peers.empty())
+        plan.why = fmt::format("SI_TRANSPORT=auto with rank {} on another {}",
+                               plan.verbs_peers.front(),
+                               settings.node_size > 0
+                                   ? fmt::format("node (SI_NODE_SIZE={})", settings.node_size)
+                                   : std::string("host"));
+    return plan;
+}
 
 }  // namespace
 
@@ -41,11 +93,13 @@ void Runtime::bring_up() {
             log::warn("{}", warning);
 
     locality = node::discover_locality(*bootstrap, settings.node_size);
-    for (int r = 0; r < locality.world_size; ++r)
-        if (!locality.same_host(r))
-            fail("rank {} runs on another host than rank {} ({}), and this build has no network "
-                 "transport: run all ranks on one host",
-                 r, locality.world_rank, locality.host_name);
+    // Decided once per process, before any helper is forked, so that every
+    // sleeper and waker of a node agrees; one line per host says so.
+    if (auto why = wake::backend_unavailable(settings.wake)) {
+        if (locality.local_index() == 0) log::warn("SI_WAKE: {}; using futex", *why);
+        settings.wake = config::WakeBackend::futex;
+    }
+    const TransportPlan plan = plan_transports(settings, locality);
 
     // Shared-memory set-up in three fenced steps: the first rank of the host
     // creates the segments; everyone maps them and fills its rank block; the
@@ -54,8 +108,16 @@ void Runtime::bring_up() {
                                   std::max(settings.eager_limit, kControlBodyBytes)};
     const bool creator = locality.local_index() == 0;
     SharedSegment shm_segment;
+    // Every rank's ICB has room for the verbs receives of the largest peer
+    // count any rank of the host may have (the region's slots are uniform).
+    transport::verbs::Options verbs_options{settings.verbs_credits, layout.max_body, plan.why};
+    const std::size_t verbs_icb_slots =
+        plan.verbs_in_job ? transport::verbs::VerbsTransport::icb_slots_per_peer(verbs_options) *
+                                static_cast<std::size_t>(locality.world_size)
+                          : 0;
     if (creator) {
-        region = node::Region::create(bootstrap->job_id(), layout.local_size, layout.icb_slots());
+        region = node::Region::create(bootstrap->job_id(), layout.local_size,
+                                      layout.icb_slots() + verbs_icb_slots);
         shm_segment = transport::shm::ShmTransport::create_segment(bootstrap->job_id(), layout);
     }
     bootstrap->fence();
@@ -68,6 +130,15 @@ void Runtime::bring_up() {
     block.world_rank = locality.world_rank;
     if (::sched_getaffinity(0, sizeof block.affinity, &block.affinity) != 0) CPU_ZERO(&block.affinity);
     transport::shm::ShmTransport::publish_probe(block);
+    // The verbs connection data rides on the fence that follows.
+    transport::verbs::VerbsTransport* verbs_transport = nullptr;
+    if (!plan.verbs_peers.empty()) {
+        auto created = std::make_unique<transport::verbs::VerbsTransport>(
+            *bootstrap, plan.verbs_peers, region.icb(locality.local_index()) + layout.icb_slots(),
+            block.doorbell, verbs_options);
+        verbs_transport = created.get();
+        verbs = std::move(created);
+    }
     bootstrap->fence();
     if (creator) {
         region.unlink();
@@ -75,13 +146,25 @@ void Runtime::bring_up() {
     }
     shm = std::make_unique<transport::shm::ShmTransport>(std::move(shm_segment), region, locality,
                                                          layout);
+    if (plan.verbs_in_job) {
+        if (verbs_transport != nullptr) verbs_transport->connect(*bootstrap);
+        // Nobody sends before every queue pair is connected: a queue pair not
+        // yet ready to receive drops what arrives, and the sender's retries
+        // may run out before a slow peer gets there.
+        bootstrap->fence();
+    }
 
     progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock);
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
+    for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();
     engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
                                            *progress_lock,
                                            p2p::Engine::Options{settings.eager_limit,
                                                                 std::chrono::microseconds(settings.wait_spin_us)});
+    // The doorbell stays on the futex whatever SI_WAKE says: any rank that
+    // delivers a message rings it, so it would need a slot per sleeping
+    // MPI_Wait and every sender to attach to it; SI_WAKE is about how
+    // helpers wake interrupt threads.
     doorbell_backend = wake::make_backend(config::WakeBackend::futex);
     progress_lock->set_doorbell(block.doorbell, *doorbell_backend);
     engine->set_doorbell(block.doorbell, *doorbell_backend);

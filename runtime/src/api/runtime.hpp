@@ -38,6 +38,7 @@ public:
     node::Locality locality;
     node::Region region;
     std::unique_ptr<transport::Transport> shm;
+    std::unique_ptr<transport::Transport> verbs;  // ranks on other nodes; may be null
     std::unique_ptr<wake::Backend> doorbell_backend;  // declared before its users
     std::unique_ptr<p2p::ProgressLock> progress_lock;
     std::unique_ptr<p2p::Engine> engine;

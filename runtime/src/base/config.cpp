@@ -80,9 +80,13 @@ const std::vector<Knob>& table() {
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",
          "progress", int_in_range(&Settings::helpers, 1, 64)},
-        {"SI_WAKE", "futex", "futex",
-         "How a helper wakes an interrupt thread: futex on a word of the node region.",
-         "wake", choice<WakeBackend>({{"futex", WakeBackend::futex}}, &Settings::wake)},
+        {"SI_WAKE", "futex|kmod", "futex",
+         "How a helper wakes an interrupt thread: futex on a word of the node region, or "
+         "kmod (the si_wake kernel module, /dev/si_wake; without it, futex and one line on "
+         "stderr).",
+         "wake",
+         choice<WakeBackend>({{"futex", WakeBackend::futex}, {"kmod", WakeBackend::kmod}},
+                             &Settings::wake)},
         {"SI_INTERRUPT_CPU", "rank|any", "rank",
          "Where a rank's interrupt thread may run: rank (the CPUs the rank is bound to, as "
          "in the thesis) or any (every CPU of the machine).",
@@ -90,11 +94,15 @@ const std::vector<Knob>& table() {
          choice<InterruptPlacement>({{"rank", InterruptPlacement::rank},
                                      {"any", InterruptPlacement::any}},
                                     &Settings::interrupt_placement)},
-        {"SI_TRANSPORT", "auto|shm", "auto",
-         "Transport between ranks: auto picks shared memory between ranks of one host.",
+        {"SI_TRANSPORT", "auto|shm|verbs", "auto",
+         "Transport between ranks: auto uses shared memory within a node and verbs (RDMA) "
+         "between nodes (hosts, and the simulated nodes of SI_NODE_SIZE when the host has an "
+         "RDMA device; without one they share memory); shm uses shared memory only (one "
+         "host); verbs uses RDMA between all ranks, even within a node.",
          "p2p",
          choice<TransportChoice>({{"auto", TransportChoice::automatic},
-                                  {"shm", TransportChoice::shm}},
+                                  {"shm", TransportChoice::shm},
+                                  {"verbs", TransportChoice::verbs}},
                                  &Settings::transport)},
         {"SI_EAGER_LIMIT", "bytes (k/m suffix)", "16384",
          "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous.", "p2p",
@@ -113,6 +121,11 @@ const std::vector<Knob>& table() {
          "Receive slots per pair of ranks in the shared-memory transport; each holds one "
          "eager message or control message.",
          "transport/shm", int_in_range(&Settings::shm_cells, 2, 4096)},
+        {"SI_VERBS_CREDITS", "count", "32",
+         "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
+         "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "
+         "both sides.",
+         "transport/verbs", int_in_range(&Settings::verbs_credits, 4, 4096)},
         {"SI_WAIT_SPIN_US", "microseconds", "50",
          "How long a blocked MPI call (MPI_Wait, MPI_Recv, ...) polls before it sleeps until "
          "a message for its rank arrives; -1 polls forever. Sleeping frees the core for "

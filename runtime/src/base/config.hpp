@@ -14,9 +14,9 @@
 namespace si::config {
 
 enum class ProgressMode { none, thread, smart };
-enum class WakeBackend { futex };
+enum class WakeBackend { futex, kmod };
 enum class InterruptPlacement { rank, any };
-enum class TransportChoice { automatic, shm };
+enum class TransportChoice { automatic, shm, verbs };
 
 struct Settings {
     ProgressMode progress = ProgressMode::none;
@@ -26,6 +26,8 @@ struct Settings {
     int node_size = 0;
     // Receive slots (ring cells) per pair of ranks in the shared-memory transport.
     int shm_cells = 32;
+    // Receives the verbs transport pre-posts per peer (the peer's credits).
+    int verbs_credits = 32;
     // SmartInterrupts: helper processes per node, how they wake interrupt
     // threads, and where interrupt threads run.
     int helpers = 1;

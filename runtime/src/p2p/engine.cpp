@@ -94,6 +94,17 @@ void Engine::start_send(Request* request) {
         stats_.rendezvous_bytes += request->bytes;
     }
     request->phase = Request::Phase::queued;
+    if (request->tuple.kind == MessageKind::rts) {
+        // Registered once, not per retry: the transport's registrations are
+        // counted and released by the FIN.
+        request->registration =
+            transport_of_[request->peer]->register_memory(request->buffer, request->bytes);
+        if (request->registration.address == nullptr && request->bytes > 0) {
+            request->result.error = kErrOther;  // the transport said why
+            complete(request);
+            return;
+        }
+    }
     send_or_queue(Outgoing{request->peer, request->tuple.pack(), request, {}});
 }
 
@@ -151,25 +162,41 @@ transport::Result Engine::try_send(const Outgoing& item) {
     if (request->tuple.kind == MessageKind::eager)
         return transport.send(item.peer, item.tuple, {},
                               {static_cast<const std::byte*>(request->buffer), request->bytes});
-    const transport::Registration registration =
-        transport.register_memory(request->buffer, request->bytes);
+    const transport::Registration& registration = request->registration;
     const RtsHeader rts{request->bytes, reinterpret_cast<std::uint64_t>(registration.address),
                         registration.key, request->wire_id(), monotonic_ns()};
     return transport.send(item.peer, item.tuple, bytes_of(rts), {});
+}
+
+void Engine::sent(const Outgoing& item, transport::Result result) {
+    Request* request = item.request;
+    if (result == transport::Result::failed) {
+        // The peer is gone (the transport logged it): fail the send rather
+        // than retry forever.
+        if (request == nullptr) return;
+        release_registration(request);
+        request->result.error = kErrOther;
+        complete(request);
+        return;
+    }
+    if (request == nullptr) return;
+    if (request->tuple.kind == MessageKind::eager)
+        complete(request);
+    else
+        request->phase = Request::Phase::awaiting_fin;
+}
+
+void Engine::release_registration(Request* request) {
+    if (request->registration.address != nullptr)
+        transport_of_[request->peer]->deregister_memory(request->registration);
 }
 
 void Engine::send_or_queue(Outgoing item) {
     std::deque<Outgoing>& queue = queued_[item.peer];
     if (queue.empty()) {
         const transport::Result result = try_send(item);
-        if (result == transport::Result::done) {
-            if (item.request != nullptr) {
-                Request* request = item.request;
-                if (request->tuple.kind == MessageKind::eager)
-                    complete(request);
-                else
-                    request->phase = Request::Phase::awaiting_fin;
-            }
+        if (result != transport::Result::retry) {
+            sent(item, result);
             return;
         }
         peers_with_queue_.push_back(item.peer);
@@ -179,19 +206,17 @@ void Engine::send_or_queue(Outgoing item) {
 }
 
 int Engine::flush_queued_sends() {
-    int sent = 0;
+    int sent_count = 0;
     for (std::size_t i = 0; i < peers_with_queue_.size();) {
         const int peer = peers_with_queue_[i];
         std::deque<Outgoing>& queue = queued_[peer];
-        while (!queue.empty() && try_send(queue.front()) == transport::Result::done) {
-            Request* request = queue.front().request;
+        while (!queue.empty()) {
+            const transport::Result result = try_send(queue.front());
+            if (result == transport::Result::retry) break;
+            const Outgoing item = queue.front();
             queue.pop_front();
-            ++sent;
-            if (request == nullptr) continue;
-            if (request->tuple.kind == MessageKind::eager)
-                complete(request);
-            else
-                request->phase = Request::Phase::awaiting_fin;
+            ++sent_count;
+            sent(item, result);
         }
         if (queue.empty()) {
             peers_with_queue_[i] = peers_with_queue_.back();
@@ -200,7 +225,7 @@ int Engine::flush_queued_sends() {
             ++i;
         }
     }
-    return sent;
+    return sent_count;
 }
 
 // ---- receiving ----------------------------------------------------------------
@@ -218,6 +243,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
                        control.request);
             return;
         }
+        release_registration(request);
         complete(request);
         return;
     }
@@ -295,6 +321,19 @@ void Engine::rdma_completed(std::uint64_t cookie, int error) {
     finish_rendezvous(request);
 }
 
+void Engine::peer_failed(int peer) {
+    // A rendezvous send waits for the peer's FIN, which will not come. (Its
+    // reads of our memory, and our reads of its, end with errors by themselves.)
+    pool_.for_each_in_use([&](Request* request) {
+        if (request->kind != Request::Kind::send || request->peer != peer ||
+            request->phase != Request::Phase::awaiting_fin)
+            return;
+        release_registration(request);
+        request->result.error = kErrOther;
+        complete(request);
+    });
+}
+
 void Engine::finish_rendezvous(Request* request) {
     const Tuple fin{MessageKind::control, 0, 0, 0};
     send_or_queue(Outgoing{request->peer, fin.pack(), nullptr,
@@ -330,6 +369,12 @@ void Engine::set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& b
     ProgressGuard guard(lock_);
     doorbell_ = &doorbell;
     wake_backend_ = &backend;
+}
+
+bool Engine::arm_transports() {
+    for (transport::Transport* transport : transports_)
+        if (transport->arm() == transport::Armed::busy) return false;
+    return true;
 }
 
 int Engine::progress() {
@@ -372,9 +417,11 @@ void Engine::wait(Request* request) {
         } else {
             ++stats_.wait_sleeps;
             // The re-check of the protocol is one more progress pass.
+            // Transports arm after the doorbell and before the last pass, so
+            // that an event in between is seen by the pass or rings the bell.
             const wake::SleepResult result = wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
                 return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
-                       progress_locked() == 0;
+                       arm_transports() && progress_locked() == 0;
             });
             if (result == wake::SleepResult::timed_out) ++stats_.wait_timeouts;
         }

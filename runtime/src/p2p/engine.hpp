@@ -109,10 +109,14 @@ private:
     // transport::Events
     void message_arrived(const transport::Arrival& arrival) override;
     void rdma_completed(std::uint64_t cookie, int error) override;
+    void peer_failed(int peer) override;
 
     void start_send(Request* request);
     void send_or_queue(Outgoing item);
     transport::Result try_send(const Outgoing& item);
+    void sent(const Outgoing& item, transport::Result result);
+    void release_registration(Request* request);
+    bool arm_transports();
     int flush_queued_sends();
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data, std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);

@@ -35,6 +35,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->bytes = 0;
     r->result = {};
     r->remote_request = 0;
+    r->registration = {};
     r->owner = 0;
     r->prev = r->next = nullptr;
     r->generation = generation;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "p2p/tuple.hpp"
+#include "transport/transport.hpp"
 
 namespace si::p2p {
 
@@ -54,6 +55,8 @@ struct Request {
 
     // Rendezvous receive: the sender's request, named in the RTS and the FIN.
     std::uint64_t remote_request = 0;
+    // Rendezvous send: the buffer's registration, held until the FIN.
+    transport::Registration registration{};
     // Posted receive: its entry in the rank's interrupt request buffer, or -1.
     int irb_entry = -1;
 
@@ -76,6 +79,13 @@ public:
     // nullptr if index is out of range or not in use.
     Request* find(std::uint32_t index) const;
     std::size_t in_use() const { return in_use_; }
+    // Calls visit(Request*) for every request in use; visit may release it.
+    template <typename Visit>
+    void for_each_in_use(Visit visit) const {
+        for (Request* chunk : chunks_)
+            for (std::uint32_t i = 0; i < kChunk; ++i)
+                if (chunk[i].in_use) visit(&chunk[i]);
+    }
 
 private:
     static constexpr std::uint32_t kChunk = 1024;

@@ -7,7 +7,9 @@
 //  - RDMA Read and Write on memory the owner registered.
 // Transports never decide which peers they serve; the p2p layer does.
 // After a message is delivered, the transport rings the receiver's doorbell
-// (node::RankBlock::doorbell, a wake/wake_word.hpp word) if it sleeps.
+// (node::RankBlock::doorbell, a wake/wake_word.hpp word) if it sleeps. A
+// transport whose deliveries cannot ring it (a NIC writes memory, it does not
+// call futex_wake) arranges for that in arm(), called before the rank sleeps.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,12 @@ enum class [[nodiscard]] Result : std::uint8_t {
     posted,  // will be reported through Events::rdma_completed
     retry,   // no resources now (no receive slot at the peer); try again after progress
     failed,  // the peer is gone or the kernel refused; the transport logged why
+};
+
+// Answer of Transport::arm().
+enum class [[nodiscard]] Armed : std::uint8_t {
+    ok,    // the doorbell will ring when the next event arrives
+    busy,  // could not arm; the caller must not sleep
 };
 
 struct Capabilities {
@@ -61,6 +69,10 @@ class Events {
 public:
     virtual void message_arrived(const Arrival& arrival) = 0;
     virtual void rdma_completed(std::uint64_t cookie, int error) = 0;
+    // The connection to a peer broke (it died, or its link did): what waits
+    // on a message from it must fail rather than wait forever. Sends to it
+    // return Result::failed from now on.
+    virtual void peer_failed(int peer) = 0;
 
 protected:
     ~Events() = default;
@@ -91,6 +103,11 @@ public:
 
     // Delivers arrivals and completions; returns how many events it handled.
     virtual int progress(Events& events) = 0;
+    // The rank is about to sleep on its doorbell: make the next event ring it.
+    // Call after arming the doorbell and before the last progress pass of the
+    // sleep protocol (wake/wake_word.hpp), so an event in between is seen by
+    // that pass or rings the bell.
+    virtual Armed arm() = 0;
 };
 
 }  // namespace si::transport

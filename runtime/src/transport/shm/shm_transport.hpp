@@ -58,6 +58,8 @@ public:
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
     int progress(Events& events) override;
+    // Every send rings the receiver's doorbell itself.
+    Armed arm() override { return Armed::ok; }
 
     // Publishes this process's probe word so peers can test cross-memory attach.
     static void publish_probe(node::RankBlock& block);
