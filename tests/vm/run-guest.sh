@@ -11,7 +11,7 @@
 # you called this from, with the build tree writable (everything else is
 # read-only; /tmp, /run and /dev/shm are fresh tmpfs). Its exit status is
 # this script's. Exit 77: this host cannot run the guest (CTest: skipped).
-# Why a guest at all: see /work/shared/docs/rdma-testbed.md (the containers
+# Why a guest at all: see tests/vm/README.md (the development containers
 # have no module loading and no InfiniBand in their kernel).
 set -eu
 
@@ -89,7 +89,7 @@ fi
 root="$run/initramfs"
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/mnt" "$root/modules"
 cp "$busybox" "$root/bin/busybox"
-# Dependency order (rdma-testbed.md); crc32_generic or `rdma link add` fails.
+# Dependency order matters; without crc32_generic `rdma link add` fails.
 modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache
 9pnet 9pnet_virtio 9p crc32_generic ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth"
 for m in $modules; do
