@@ -120,6 +120,11 @@ mount -t tmpfs tmpfs \$m/dev/shm
 mount -t devpts devpts \$m/dev/pts
 mount -t tmpfs tmpfs \$m/tmp
 mount -t tmpfs tmpfs \$m/run
+# The source and build trees have shares of their own, mounted after the
+# tmpfs: a clone under /tmp (as CI may make) stays visible.
+mkdir -p \$m$project 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose project \$m$project
+mkdir -p \$m$build 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=mmap build \$m$build
 chroot \$m /bin/sh $here/guest.sh $run/guest-env.sh
 echo \$? >\$m$run/exit-status
@@ -139,6 +144,8 @@ timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
     -append "console=ttyS0 panic=-1 loglevel=5" \
     -fsdev local,id=h,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=h,mount_tag=host \
+    -fsdev "local,id=p,path=$project,security_model=none,readonly=on,multidevs=remap" \
+    -device virtio-9p-pci,fsdev=p,mount_tag=project \
     -fsdev "local,id=b,path=$build,security_model=none,multidevs=remap" \
     -device virtio-9p-pci,fsdev=b,mount_tag=build \
     </dev/null >"$run/console.log" 2>&1
