@@ -115,26 +115,21 @@ function(si_add_mpi_test)
   endforeach()
 endfunction()
 
-# Reads a testlist (one test per line: "<program> <nprocs> [env=K=V ...] [args=...]",
-# '#' starts a comment) and registers each line for every progression mode.
-# A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
-# runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread and smart_h1
-# also carry the label tsan: a background thread is where threads of one
-# process race (smart_h2 adds no thread of its own, only a helper process).
-function(si_add_testlist file)
-  cmake_parse_arguments(L "" "" "MODES;LAUNCHERS" ${ARGN})
-  file(STRINGS ${file} lines)
-  foreach(line IN LISTS lines)
-    string(REGEX REPLACE "#.*" "" line "${line}")
-    string(STRIP "${line}" line)
-    if(line STREQUAL "")
-      continue()
-    endif()
+# Parses one line of a testlist ("<program> <nprocs> [env=K=V ...] [args=a,b]",
+# '#' starts a comment). Sets in the caller TL_PROGRAM, TL_NPROCS, TL_ENV,
+# TL_ARGS and TL_SUFFIX (".eager_limit_1k": what tells the line's tests apart);
+# TL_PROGRAM is empty for a blank or comment line.
+function(si_parse_testlist_line file line)
+  string(REGEX REPLACE "#.*" "" line "${line}")
+  string(STRIP "${line}" line)
+  set(program "")
+  set(nprocs "")
+  set(env "")
+  set(args "")
+  set(suffix "")
+  if(NOT line STREQUAL "")
     separate_arguments(words UNIX_COMMAND "${line}")
     list(POP_FRONT words program nprocs)
-    set(env "")
-    set(args "")
-    set(suffix "")
     foreach(word IN LISTS words)
       if(word MATCHES "^env=(.*)$")
         list(APPEND env "${CMAKE_MATCH_1}")
@@ -150,6 +145,33 @@ function(si_add_testlist file)
         message(FATAL_ERROR "${file}: cannot read '${word}' in '${line}'")
       endif()
     endforeach()
+  endif()
+  set(TL_PROGRAM "${program}" PARENT_SCOPE)
+  set(TL_NPROCS "${nprocs}" PARENT_SCOPE)
+  set(TL_ENV "${env}" PARENT_SCOPE)
+  set(TL_ARGS "${args}" PARENT_SCOPE)
+  set(TL_SUFFIX "${suffix}" PARENT_SCOPE)
+endfunction()
+
+# Reads a testlist (si_parse_testlist_line) and registers each line for every
+# progression mode.
+# A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
+# runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread and smart_h1
+# also carry the label tsan: a background thread is where threads of one
+# process race (smart_h2 adds no thread of its own, only a helper process).
+function(si_add_testlist file)
+  cmake_parse_arguments(L "" "" "MODES;LAUNCHERS" ${ARGN})
+  file(STRINGS ${file} lines)
+  foreach(line IN LISTS lines)
+    si_parse_testlist_line(${file} "${line}")
+    if(TL_PROGRAM STREQUAL "")
+      continue()
+    endif()
+    set(program ${TL_PROGRAM})
+    set(nprocs ${TL_NPROCS})
+    set(env ${TL_ENV})
+    set(args ${TL_ARGS})
+    set(suffix ${TL_SUFFIX})
     foreach(mode IN LISTS L_MODES)
       set(labels integration)
       if(mode STREQUAL "thread" OR mode STREQUAL "smart_h1")
