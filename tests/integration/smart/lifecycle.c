@@ -10,6 +10,10 @@
  *                                    go on communicating (rendezvous too)
  *   lifecycle finalize               MPI_Finalize right after a nonblocking
  *                                    receive left the interrupt thread asleep
+ *   lifecycle kill-sender            the last rank SIGKILLs itself right after
+ *                                    starting a rendezvous send that rank 0
+ *                                    receives: rank 0's read of its memory
+ *                                    fails, and the launcher ends the job
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,7 +26,7 @@
 #include "../mtest.h"
 #include "work.h"
 
-enum { kMaxHelpers = 64, kLarge = 1 << 20 };
+enum { kMaxHelpers = 64, kLarge = 1 << 20, kHuge = 64 << 20 };
 
 /* Children of this process (its helpers), from /proc/self/task/<tid>/children. */
 static int helper_pids(int* pids) {
@@ -66,7 +70,8 @@ static int exchange_large(int rank, int size) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: lifecycle kill-rank <pid file> | kill-helper | finalize\n");
+        fprintf(stderr,
+                "usage: lifecycle kill-rank <pid file> | kill-helper | finalize | kill-sender\n");
         return 2;
     }
     mtest_init(&argc, &argv);
@@ -109,6 +114,26 @@ int main(int argc, char** argv) {
         const int status = mtest_finish(errs);
         if (rank == 0) printf("MPI_Finalize took %.3f s\n", work_now() - start);
         return status;
+    } else if (strcmp(argv[1], "kill-sender") == 0) {
+        char* buffer = calloc(kHuge, 1);
+        if (buffer == NULL) MT_FATAL("out of memory");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == size - 1) {
+            MPI_Request request;
+            MPI_Isend(buffer, kHuge, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &request);
+            raise(SIGKILL);
+        } else if (rank == 0) {
+            // Either the receive fails (the sender's memory is gone) or the
+            // launcher ends the job first; it must not hang.
+            const int code =
+                MPI_Recv(buffer, kHuge, MPI_BYTE, size - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            printf("rank 0: the receive from the killed sender returned %s\n",
+                   code == MPI_SUCCESS ? "MPI_SUCCESS" : "an error");
+            fflush(stdout);
+        }
+        work_until(60.0, NULL, NULL);
+        MT_FATAL("the job was not ended after a sender was killed mid-transfer");
     } else {
         MT_FATAL("unknown scenario %s", argv[1]);
     }

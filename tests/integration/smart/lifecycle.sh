@@ -4,6 +4,8 @@
 # 1. A rank killed with SIGKILL ends the job, and no helper outlives it.
 # 2. Killed helpers: the ranks finish their work and each says so once.
 # 3. MPI_Finalize with a sleeping interrupt thread returns promptly.
+# 4. A sender killed with SIGKILL mid-transfer ends the job promptly: its
+#    receiver does not hang.
 set -u
 sirun=$1
 program=$2
@@ -36,6 +38,14 @@ grep -q "No Errors" "$work/out3" || fail "finalize scenario failed"
 seconds=$(sed -n 's/^MPI_Finalize took \([0-9.]*\) s$/\1/p' "$work/out3")
 awk -v s="${seconds:-99}" 'BEGIN { exit !(s < 2.0) }' ||
     fail "MPI_Finalize took ${seconds:-?} s with a sleeping interrupt thread"
+
+start=$(date +%s)
+"$sirun" --timeout 60 -n 2 "$program" kill-sender >"$work/out4" 2>&1
+status=$?
+elapsed=$(($(date +%s) - start))
+[ "$status" -ne 0 ] || fail "a job whose sender was killed mid-transfer exited with status 0"
+[ "$status" -ne 124 ] || fail "a job whose sender was killed mid-transfer hung until the timeout"
+[ "$elapsed" -lt 30 ] || fail "a job whose sender was killed mid-transfer took $elapsed s to end"
 
 if [ "$failures" -ne 0 ]; then
     for f in "$work"/out*; do echo "--- $f"; cat "$f"; done
