@@ -253,19 +253,14 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         std::sort(study.pairs.begin(), study.pairs.end());
         study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
     }
-    // The study's own sizes or sweep replaces the defaults' as a whole.
-    if (application) {
-        // no benchmark options from the defaults
-    } else if (own.sizes || own.min_size || own.max_size) {
-        study.sizes = own.sizes.value_or(std::vector<std::uint64_t>{});
-        study.min_size = own.min_size.value_or(0);
-        study.max_size = own.max_size.value_or(0);
-    } else {
-        study.sizes = defaults.sizes.value_or(std::vector<std::uint64_t>{});
-        study.min_size = defaults.min_size.value_or(0);
-        study.max_size = defaults.max_size.value_or(0);
-    }
+    // An application takes no benchmark options from the defaults; a
+    // micro-benchmark's own sizes or sweep replaces the defaults' as a whole.
     if (!application) {
+        const bool own_sweep = own.sizes || own.min_size || own.max_size;
+        const Settings& sweep = own_sweep ? own : defaults;
+        study.sizes = sweep.sizes.value_or(std::vector<std::uint64_t>{});
+        study.min_size = sweep.min_size.value_or(0);
+        study.max_size = sweep.max_size.value_or(0);
         study.iterations = static_cast<int>(pick<long>(own.iterations, defaults.iterations, -1));
         study.warmup = static_cast<int>(pick<long>(own.warmup, defaults.warmup, -1));
     }
