@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,8 +83,9 @@ class Session {
     // same verdict): rank 0 prints `message`; returns the exit code for main.
     int reject(std::string_view message);
 
-    // Collective. Rank 0 prints "No Errors" (the project's test convention) or the
-    // number of failed checks; returns the exit code for main.
+    // Collective. Sums the failed checks; after MPI_Finalize (the destructor) rank 0
+    // prints "No Errors" (the project's test convention) or their number. Returns
+    // the exit code for main.
     [[nodiscard]] int finish();
 
   private:
@@ -94,6 +96,7 @@ class Session {
     int ranks_ = 1;
     int exit_code_ = 0;
     int failures_ = 0;
+    std::optional<int> failures_total_;  // set by finish()
     int requested_thread_level_ = MPI_THREAD_SINGLE;
     Options options_;
     std::unique_ptr<CLI::App> app_;

@@ -5,7 +5,8 @@
  * (the subset in runtime/include/mpi.h), so that the same source builds
  * against this runtime and against MPICH, the reference. A test counts its
  * failed checks in a local `int errs` and ends with `return mtest_finish(errs);`,
- * which makes rank 0 print "No Errors" or "Found N errors".
+ * which makes rank 0 print "No Errors" or "Found N errors" after MPI_Finalize.
+ * A test passes only if the launcher also exits 0 (tests/run-mpi-test.sh).
  *
  * Checks never stop the program: they print what differed and return 1 so the
  * caller adds it to its count. When a failure would make the rest of the test
@@ -30,8 +31,8 @@
 void mtest_init(int* argc, char*** argv);
 void mtest_init_thread(int* argc, char*** argv, int required, int* provided);
 
-/* Sums the error counts of all ranks on rank 0, which prints "No Errors" or
- * "Found N errors"; then MPI_Finalize. Returns the exit status for main. */
+/* Sums the error counts of all ranks on rank 0, calls MPI_Finalize, then rank 0
+ * prints "No Errors" or "Found N errors". Returns the exit status for main. */
 int mtest_finish(int errors);
 
 /* Rank in MPI_COMM_WORLD, for messages (valid after mtest_init). */

@@ -393,14 +393,23 @@ void Engine::wait(Request* request) {
     // oversubscribed node the threads that can make progress (peers, helpers,
     // interrupt threads) get the core.
     constexpr int kPassesBeforeYield = 64;
-    // Only a bug could leave a sleeper without its wake-up; this bounds the damage.
+    // Only a bug could leave a sleeper without its wake-up (counted as a lost
+    // wake-up); this bounds the damage. A peer that computes longer ends the
+    // sleep too, harmlessly.
     constexpr auto kSleepLimit = std::chrono::milliseconds(200);
     ProgressGuard guard(lock_);
     const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
     const auto spin_until = std::chrono::steady_clock::now() + options_.wait_spin;
     int empty_passes = 0;
+    bool timed_out = false;
     while (!request->complete.load(std::memory_order_acquire)) {
-        if (progress_locked() != 0) {
+        const int events = progress_locked();
+        // Work found right after a sleep that timed out arrived while we slept
+        // and did not ring: a lost wake-up (a sleep that merely outlasted a
+        // slow peer finds nothing).
+        if (timed_out && events != 0) ++stats_.lost_wakeups;
+        timed_out = false;
+        if (events != 0) {
             empty_passes = 0;
             continue;
         }
@@ -423,7 +432,10 @@ void Engine::wait(Request* request) {
                 return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
                        arm_transports() && progress_locked() == 0;
             });
-            if (result == wake::SleepResult::timed_out) ++stats_.wait_timeouts;
+            if (result == wake::SleepResult::timed_out) {
+                ++stats_.wait_timeouts;
+                timed_out = true;
+            }
         }
     }
 }

@@ -29,12 +29,16 @@ for pid in $(cat "$work/pids" 2>/dev/null); do
 done
 
 SI_HELPERS=1 "$sirun" --timeout 60 -n 2 "$program" kill-helper >"$work/out2" 2>&1
-grep -q "No Errors" "$work/out2" || fail "ranks did not finish after their helper died"
+status=$?
+[ "$status" -eq 0 ] && grep -qx "No Errors" "$work/out2" ||
+    fail "ranks did not finish after their helper died (status $status)"
 notices=$(grep -c "helper (pid [0-9]*) died" "$work/out2")
 [ "$notices" -eq 2 ] || fail "expected one notice per rank (2), got $notices"
 
 "$sirun" --timeout 60 -n 2 "$program" finalize >"$work/out3" 2>&1
-grep -q "No Errors" "$work/out3" || fail "finalize scenario failed"
+status=$?
+[ "$status" -eq 0 ] && grep -qx "No Errors" "$work/out3" ||
+    fail "finalize scenario failed (status $status)"
 seconds=$(sed -n 's/^MPI_Finalize took \([0-9.]*\) s$/\1/p' "$work/out3")
 awk -v s="${seconds:-99}" 'BEGIN { exit !(s < 2.0) }' ||
     fail "MPI_Finalize took ${seconds:-?} s with a sleeping interrupt thread"

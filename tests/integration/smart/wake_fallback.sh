@@ -4,7 +4,7 @@
 #   wake_fallback.sh <sirun> <receiver_first program>
 # Exit 77 (skipped) where the device exists: the guest-VM tier covers that.
 set -u
-[ -e /dev/si_wake ] && { echo "/dev/si_wake exists; nothing to fall back from"; exit 77; }
+[ -e /dev/si_wake ] && { echo "SKIP: /dev/si_wake exists; nothing to fall back from"; exit 77; }
 sirun=$1
 program=$2
 out=$(SI_PROGRESS=smart SI_HELPERS=1 SI_WAKE=kmod "$sirun" --timeout 60 -n 4 "$program" arrives 2>&1)

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
         errors += from != (rank + size - 1) % size;
     }
     MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf(errors == 0 ? "No Errors\n" : "Found %d errors\n", errors);
     MPI_Finalize();
-    return 0;
+    if (rank == 0) printf(errors == 0 ? "No Errors\n" : "Found %d errors\n", errors);
+    return errors != 0;
 }
