@@ -9,7 +9,9 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/trace.hpp"
 #include "coll/collectives.hpp"
+#include "node/placement.hpp"
 #include "transport/shm/shm_transport.hpp"
 #include "transport/verbs/verbs_transport.hpp"
 
@@ -19,6 +21,9 @@ std::atomic<Runtime*> Runtime::instance_{nullptr};
 std::atomic<bool> Runtime::finalized_{false};
 
 namespace {
+
+// Events each process may record under SI_TRACE (32 bytes each).
+constexpr std::size_t kTraceCapacity = std::size_t{1} << 18;
 
 // The largest body the protocol sends besides eager payloads (an RTS or a FIN).
 constexpr std::size_t kControlBodyBytes = 64;
@@ -93,6 +98,9 @@ void Runtime::bring_up() {
             log::warn("{}", warning);
 
     locality = node::discover_locality(*bootstrap, settings.node_size);
+    if (settings.bind == config::Binding::automatic) bind_unbound_rank();
+    if (!settings.trace.empty())
+        trace::start(settings.trace, fmt::format("rank{}", locality.world_rank), kTraceCapacity);
     // Decided once per process, before any helper is forked, so that every
     // sleeper and waker of a node agrees; one line per host says so.
     if (auto why = wake::backend_unavailable(settings.wake)) {
@@ -175,6 +183,26 @@ void Runtime::bring_up() {
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
 }
 
+// Before any runtime thread or helper exists, so that they start where the
+// rank runs. An unbound rank is at the scheduler's mercy: woken after a
+// sleep in MPI, it can be queued behind its computing peer while another core
+// runs only a helper's polling loop, and then leaves MPI when that peer next
+// enters it (hundreds of microseconds later). One core per rank removes that.
+void Runtime::bind_unbound_rank() {
+    std::vector<int> cpus;
+    try {
+        cpus = node::automatic_rank_cpus(node::load_topology(), node::bound_cpus_of_this_process(),
+                                         locality.local_index(), locality.local_size())
+                   .value_or(std::vector<int>{});
+    } catch (const std::exception& error) {
+        log::warn("SI_BIND=auto: no CPU topology ({}); the rank stays unbound", error.what());
+        return;
+    }
+    std::string problem;
+    if (!cpus.empty() && !node::bind_this_process(cpus, &problem))
+        log::warn("SI_BIND=auto: {}; the rank stays unbound", problem);
+}
+
 void Runtime::stop() {
     Runtime* runtime = instance_.load(std::memory_order_acquire);
     if (runtime == nullptr) return;
@@ -188,6 +216,7 @@ void Runtime::stop() {
     if (runtime->smart) runtime->smart->stop_helpers();
     runtime->write_stats();
     runtime->smart.reset();
+    trace::finish();  // every thread that records has stopped
     runtime->bootstrap->finalize();
     instance_.store(nullptr, std::memory_order_release);
     finalized_.store(true, std::memory_order_relaxed);

@@ -51,6 +51,7 @@ public:
 private:
     Runtime() = default;
     void bring_up();
+    void bind_unbound_rank();
     void write_stats() const;
 
     static std::atomic<Runtime*> instance_;

@@ -87,11 +87,14 @@ const std::vector<Knob>& table() {
          "wake",
          choice<WakeBackend>({{"futex", WakeBackend::futex}, {"kmod", WakeBackend::kmod}},
                              &Settings::wake)},
-        {"SI_INTERRUPT_CPU", "rank|any", "rank",
-         "Where a rank's interrupt thread may run: rank (the CPUs the rank is bound to, as "
-         "in the thesis) or any (every CPU of the machine).",
+        {"SI_INTERRUPT_CPU", "helper|rank|any", "helper",
+         "Where a rank's interrupt thread runs when a helper wakes it: helper (on the CPU "
+         "the waking helper runs on, which no computing rank holds at that moment, so that "
+         "the transfer does not slow the computation), rank (the CPUs the rank is bound "
+         "to, as in the thesis) or any (every CPU of the machine; the scheduler chooses).",
          "progress",
-         choice<InterruptPlacement>({{"rank", InterruptPlacement::rank},
+         choice<InterruptPlacement>({{"helper", InterruptPlacement::helper},
+                                     {"rank", InterruptPlacement::rank},
                                      {"any", InterruptPlacement::any}},
                                     &Settings::interrupt_placement)},
         {"SI_TRANSPORT", "auto|shm|verbs", "auto",
@@ -117,6 +120,14 @@ const std::vector<Knob>& table() {
          "Groups consecutive ranks into simulated nodes of this many ranks, so that "
          "two-node experiments run on one host.",
          "bootstrap", int_in_range(&Settings::node_size, 1, 1 << 20)},
+        {"SI_BIND", "auto|none", "auto",
+         "auto: MPI_Init binds a rank that may run on every CPU of the machine (its "
+         "launcher did not bind it) to a core of its own, local rank i to core i, when the "
+         "host's ranks fit on its cores; a bound rank, or more ranks than cores, is left "
+         "as it is. none: never bind.",
+         "node",
+         choice<Binding>({{"auto", Binding::automatic}, {"none", Binding::none}},
+                         &Settings::bind)},
         {"SI_SHM_CELLS", "count", "32",
          "Receive slots per pair of ranks in the shared-memory transport; each holds one "
          "eager message or control message.",
@@ -137,6 +148,16 @@ const std::vector<Knob>& table() {
          "api",
          [](std::string_view text, Settings& out) -> std::optional<std::string> {
              out.stats = std::string(text);
+             return std::nullopt;
+         }},
+        {"SI_TRACE", "path", "(unset: off)",
+         "Timestamped events of the rendezvous path (RTS sent, helper match, wake-up, "
+         "interrupt thread running, RDMA Read issued and done, FIN seen, waits), one CSV "
+         "per rank and helper at <path>.rank<N> and <path>.helper<N>, written at "
+         "MPI_Finalize; sibench draws them. At most 262144 events per process.",
+         "base",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             out.trace = std::string(text);
              return std::nullopt;
          }},
     };

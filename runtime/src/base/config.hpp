@@ -15,8 +15,9 @@ namespace si::config {
 
 enum class ProgressMode { none, thread, smart };
 enum class WakeBackend { futex, kmod };
-enum class InterruptPlacement { rank, any };
+enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };
+enum class Binding { automatic, none };
 
 struct Settings {
     ProgressMode progress = ProgressMode::none;
@@ -24,6 +25,8 @@ struct Settings {
     std::size_t eager_limit = 16384;
     // Ranks per simulated node; 0 means one node per host.
     int node_size = 0;
+    // Whether MPI_Init binds a rank that its launcher left unbound.
+    Binding bind = Binding::automatic;
     // Receive slots (ring cells) per pair of ranks in the shared-memory transport.
     int shm_cells = 32;
     // Receives the verbs transport pre-posts per peer (the peer's credits).
@@ -32,12 +35,14 @@ struct Settings {
     // threads, and where interrupt threads run.
     int helpers = 1;
     WakeBackend wake = WakeBackend::futex;
-    InterruptPlacement interrupt_placement = InterruptPlacement::rank;
+    InterruptPlacement interrupt_placement = InterruptPlacement::helper;
     // How long a blocked MPI call polls before it sleeps until a message
     // arrives; negative: it never sleeps.
     int wait_spin_us = 50;
     // Empty: no counters; "1": summary on stderr; anything else: CSV path.
     std::string stats;
+    // Empty: no trace; otherwise the path prefix of the event files (base/trace.hpp).
+    std::string trace;
 };
 
 struct Knob {

@@ -177,6 +177,22 @@ std::vector<int> rank_core_cpus(const CpuTopology& topology, int rank) {
     return topology.cores[static_cast<std::size_t>(rank) % topology.cores.size()].cpus;
 }
 
+std::optional<std::vector<int>> automatic_rank_cpus(const CpuTopology& machine,
+                                                    std::span<const int> allowed_now,
+                                                    int local_index, int local_size) {
+    const auto cores = static_cast<int>(machine.cores.size());
+    if (local_index < 0 || local_size > cores || local_index >= local_size) return std::nullopt;
+    std::size_t machine_cpus = 0;
+    for (const CpuTopology::Core& core : machine.cores) {
+        machine_cpus += core.cpus.size();
+        for (int cpu : core.cpus)
+            if (std::find(allowed_now.begin(), allowed_now.end(), cpu) == allowed_now.end())
+                return std::nullopt;  // bound by someone already
+    }
+    if (machine_cpus < 2) return std::nullopt;
+    return rank_core_cpus(machine, local_index);
+}
+
 std::optional<std::vector<int>> helper_cpus(const CpuTopology& topology,
                                             std::span<const int> rank_cpus, int helper,
                                             int helpers) {

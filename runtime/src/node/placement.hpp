@@ -49,6 +49,16 @@ int core_cpu_of(const CpuTopology& topology, std::span<const int> cpus);
 // Empty when the topology has no cores.
 std::vector<int> rank_core_cpus(const CpuTopology& topology, int rank);
 
+// SI_BIND=auto: the CPUs local rank `local_index` of `local_size` binds itself
+// to, given the machine (as far as this process may use it) and the CPUs it
+// may run on now: all PUs of core local_index, if the process may run on
+// every CPU of the machine (no launcher bound it) and the ranks fit on the
+// cores. Otherwise nullopt: a launcher's binding is respected, and ranks that
+// outnumber the cores are left to the scheduler.
+std::optional<std::vector<int>> automatic_rank_cpus(const CpuTopology& machine,
+                                                    std::span<const int> allowed_now,
+                                                    int local_index, int local_size);
+
 // Where helper `helper` of `helpers` on a node should run: all PUs of a core
 // that no rank is bound to, on a NUMA node that holds ranks, so the helper
 // reads the ranks' shared blocks from local memory without taking their CPU.

@@ -44,6 +44,10 @@ struct alignas(64) RankBlock {
     // When a helper last woke the interrupt thread (base/clock.hpp), so the
     // thread can count how long it took to get a core.
     std::atomic<std::uint64_t> woken_at_ns;
+    // The interrupt thread's kernel id (0 until it runs), and the CPU a
+    // helper last bound it to (-1: none), for SI_INTERRUPT_CPU=helper.
+    std::atomic<std::int32_t> interrupt_tid;
+    std::atomic<std::int32_t> interrupt_cpu;
 };
 
 // One interrupt request (IRD): a receive's matching tuple with wildcards as

@@ -9,6 +9,7 @@
 #include "base/clock.hpp"
 #include "base/cpu.hpp"
 #include "base/log.hpp"
+#include "base/trace.hpp"
 #include "p2p/wire.hpp"
 
 namespace si::p2p {
@@ -18,6 +19,12 @@ namespace {
 // MPI error classes used here (values of mpi.h; this layer does not include it).
 constexpr int kErrTruncate = 15;
 constexpr int kErrOther = 16;
+
+// Rendezvous sends at least this large teach the engine how long a transfer
+// takes per byte; smaller ones are dominated by fixed costs.
+constexpr std::size_t kLearnFromBytes = 64 * 1024;
+// A blocked call never polls longer than this for a transfer to end.
+constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
@@ -125,6 +132,7 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag,
     if (entry == nullptr) {
         request->phase = Request::Phase::posted;
         posted_.push_back(request);
+        if (!blocking) trace::record(trace::Event::recv_posted, source, request->wire_id());
         if (observer_ != nullptr && !blocking) observer_->receive_posted(*request);
         return request;
     }
@@ -180,10 +188,14 @@ void Engine::sent(const Outgoing& item, transport::Result result) {
         return;
     }
     if (request == nullptr) return;
-    if (request->tuple.kind == MessageKind::eager)
+    if (request->tuple.kind == MessageKind::eager) {
         complete(request);
-    else
+    } else {
         request->phase = Request::Phase::awaiting_fin;
+        request->rts_sent_ns = monotonic_ns();
+        trace::record(trace::Event::rts_sent, item.peer, request->wire_id(),
+                      static_cast<std::int64_t>(request->bytes));
+    }
 }
 
 void Engine::release_registration(Request* request) {
@@ -242,6 +254,14 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
             log::error("internal: FIN from rank {} names no waiting send ({:#x})", arrival.peer,
                        control.request);
             return;
+        }
+        trace::record(trace::Event::fin_seen, arrival.peer, control.request);
+        if (request->bytes >= kLearnFromBytes) {
+            const double per_byte = static_cast<double>(monotonic_ns() - request->rts_sent_ns) /
+                                    static_cast<double>(request->bytes);
+            rendezvous_ns_per_byte_ = rendezvous_ns_per_byte_ == 0
+                                          ? per_byte
+                                          : 0.875 * rendezvous_ns_per_byte_ + 0.125 * per_byte;
         }
         release_registration(request);
         complete(request);
@@ -302,6 +322,7 @@ void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
         stats_.rts_to_read_ns_total += delay;
         stats_.rts_to_read_ns_max = std::max(stats_.rts_to_read_ns_max, delay);
     }
+    trace::record(trace::Event::read_issued, peer, rts.request, static_cast<std::int64_t>(bytes));
     const transport::Result result = transport_of_[peer]->rdma_read(
         peer, request->buffer, bytes, transport::RemoteKey{rts.address, rts.key},
         request->wire_id());
@@ -335,6 +356,7 @@ void Engine::peer_failed(int peer) {
 }
 
 void Engine::finish_rendezvous(Request* request) {
+    trace::record(trace::Event::read_done, request->peer, request->remote_request);
     const Tuple fin{MessageKind::control, 0, 0, 0};
     send_or_queue(Outgoing{request->peer, fin.pack(), nullptr,
                            ControlHeader{ControlType::fin, 0, request->remote_request}});
@@ -360,7 +382,7 @@ int Engine::progress_locked() {
     return events;
 }
 
-void Engine::set_receive_observer(ReceiveObserver* observer) {
+void Engine::set_progress_observer(ProgressObserver* observer) {
     ProgressGuard guard(lock_);
     observer_ = observer;
 }
@@ -397,11 +419,18 @@ void Engine::wait(Request* request) {
     // wake-up); this bounds the damage. A peer that computes longer ends the
     // sleep too, harmlessly.
     constexpr auto kSleepLimit = std::chrono::milliseconds(200);
+    trace::record(trace::Event::wait_entered);
     ProgressGuard guard(lock_);
     const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
-    const auto spin_until = std::chrono::steady_clock::now() + options_.wait_spin;
+    // A send whose data is being read polls until the transfer should be over,
+    // not only SI_WAIT_SPIN_US: falling asleep just before its FIN would make
+    // the reader pay for a wake-up (tens of microseconds on a virtual machine)
+    // before it can return.
+    const auto spin_until =
+        std::max(std::chrono::steady_clock::now() + options_.wait_spin, expected_end(request));
     int empty_passes = 0;
     bool timed_out = false;
+    bool handed_over = false;  // the observer gave this core to other work: do not spin
     while (!request->complete.load(std::memory_order_acquire)) {
         const int events = progress_locked();
         // Work found right after a sleep that timed out arrived while we slept
@@ -413,14 +442,16 @@ void Engine::wait(Request* request) {
             empty_passes = 0;
             continue;
         }
+        if (observer_ != nullptr && empty_passes % kPassesBeforeYield == 0)
+            handed_over = observer_->rank_blocked();
         if (lock_.wanted()) {
             lock_.unlock();
             cpu_relax();
             lock_.lock();
-        } else if (++empty_passes % kPassesBeforeYield != 0) {
+        } else if (++empty_passes % kPassesBeforeYield != 0 && !handed_over) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
-                   std::chrono::steady_clock::now() < spin_until) {
+                   (!handed_over && std::chrono::steady_clock::now() < spin_until)) {
             // Queued sends wait for a peer to free a slot, which rings no bell.
             sched_yield();
         } else {
@@ -438,6 +469,21 @@ void Engine::wait(Request* request) {
             }
         }
     }
+    trace::record(trace::Event::wait_left);
+}
+
+std::chrono::steady_clock::time_point Engine::expected_end(const Request* request) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (request->kind != Request::Kind::send || request->phase != Request::Phase::awaiting_fin ||
+        rendezvous_ns_per_byte_ == 0)
+        return now;
+    const double total_ns = rendezvous_ns_per_byte_ * static_cast<double>(request->bytes);
+    const double left_ns =
+        static_cast<double>(request->rts_sent_ns) + total_ns - static_cast<double>(monotonic_ns());
+    if (left_ns <= 0) return now;
+    return now + std::min<std::chrono::steady_clock::duration>(
+                     std::chrono::nanoseconds(static_cast<std::int64_t>(left_ns)),
+                     kLongestTransferSpin);
 }
 
 bool Engine::test(Request* request) {

@@ -39,16 +39,22 @@ struct CommRef {
 
 enum class SendMode : std::uint8_t { standard, synchronous };
 
-// Told about nonblocking receives that wait in the posted-receive queue
-// (SmartInterrupts posts an interrupt request for each). Called with the
-// progress lock held.
-class ReceiveObserver {
+// What asynchronous progress (SmartInterrupts) is told about the rank's own
+// MPI calls. Called with the progress lock held.
+class ProgressObserver {
 public:
+    // A nonblocking receive waits in the posted-receive queue (SmartInterrupts
+    // posts an interrupt request for it), and later matched.
     virtual void receive_posted(Request& request) = 0;
     virtual void receive_matched(Request& request) = 0;
+    // A blocking call found nothing to do (called again at each yield point):
+    // this rank's core mostly waits, and may serve someone else's progress.
+    // True if it handed its core to such work: the caller then sleeps at once
+    // instead of spinning.
+    virtual bool rank_blocked() = 0;
 
 protected:
-    ~ReceiveObserver() = default;
+    ~ProgressObserver() = default;
 };
 
 class Engine final : private transport::Events {
@@ -72,7 +78,7 @@ public:
                    std::uint16_t context, SendMode mode);
     // `blocking`: the caller waits for the receive at once (MPI_Recv, blocking
     // collectives), so it is progressed by its own thread and no helper need
-    // watch it: the ReceiveObserver is not told.
+    // watch it: the ProgressObserver is not told.
     Request* irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
                    std::uint16_t context, bool blocking = false);
     // Matches an unexpected message without receiving it.
@@ -95,7 +101,7 @@ public:
 
     ProgressLock& lock() { return lock_; }
     // At most one; set before any receive is posted, cleared only when none waits.
-    void set_receive_observer(ReceiveObserver* observer);
+    void set_progress_observer(ProgressObserver* observer);
     // Lets wait() sleep on `doorbell`, which every transport rings when it
     // delivers a message to this rank (see transport.hpp).
     void set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend);
@@ -122,6 +128,7 @@ private:
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
     void finish_rendezvous(Request* request);
     void complete(Request* request);
+    std::chrono::steady_clock::time_point expected_end(const Request* request) const;
 
     int world_rank_;
     std::vector<transport::Transport*> transport_of_;
@@ -136,7 +143,10 @@ private:
     std::vector<std::deque<Outgoing>> queued_;
     std::vector<int> peers_with_queue_;
     Stats stats_;
-    ReceiveObserver* observer_ = nullptr;
+    // What a rendezvous send has taken from its RTS to its FIN, per byte
+    // (moving average): how long a sender waiting for a FIN may expect to.
+    double rendezvous_ns_per_byte_ = 0;
+    ProgressObserver* observer_ = nullptr;
     std::atomic<std::uint32_t>* doorbell_ = nullptr;
     wake::Backend* wake_backend_ = nullptr;
 };

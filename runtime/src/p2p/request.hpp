@@ -55,8 +55,10 @@ struct Request {
 
     // Rendezvous receive: the sender's request, named in the RTS and the FIN.
     std::uint64_t remote_request = 0;
-    // Rendezvous send: the buffer's registration, held until the FIN.
+    // Rendezvous send: the buffer's registration, held until the FIN, and
+    // when the RTS left (base/clock.hpp).
     transport::Registration registration{};
+    std::uint64_t rts_sent_ns = 0;
     // Posted receive: its entry in the rank's interrupt request buffer, or -1.
     int irb_entry = -1;
 

@@ -13,6 +13,7 @@
 #include "base/cpu.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/trace.hpp"
 #include "p2p/tuple.hpp"
 #include "wake/backends.hpp"
 
@@ -71,18 +72,28 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
     return false;
 }
 
+// Moves a sleeping interrupt thread to `cpu` (it runs there once woken). The
+// CPU the helper runs on holds no computing rank at this moment, so a thread
+// that copies a message there takes no cycles from the computation. Failing
+// is harmless: the thread runs where it ran before.
+void move_interrupt_thread(node::RankBlock& rank, int cpu) {
+    const int tid = rank.interrupt_tid.load(std::memory_order_acquire);
+    if (tid <= 0 || rank.interrupt_cpu.load(std::memory_order_relaxed) == cpu) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (::sched_setaffinity(tid, sizeof set, &set) == 0)
+        rank.interrupt_cpu.store(cpu, std::memory_order_relaxed);
+}
+
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
-                         node::HelperBlock& counters) {
+                         int wake_cpu) {
     node::RankBlock& rank = region.rank_block(local_index);
     if (rank.irb_in_use.load(std::memory_order_acquire) == 0)
         return RankVerdict::nothing_requested;
-    counters.scans.fetch_add(1, std::memory_order_relaxed);
     // Optimisation 1 of the thesis: a rank inside its progress engine will
     // see the RTS itself.
-    if (rank.progress_lock.load(std::memory_order_acquire) != 0) {
-        counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
-        return RankVerdict::locked;
-    }
+    if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
     // A thread that is running (or already woken) makes a pass before it
     // sleeps again; only a sleeping one needs us.
     if (rank.interrupt_word.load(std::memory_order_acquire) != wake::kSleeping)
@@ -91,17 +102,24 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
                                                           region.icb_slots_per_rank());
     const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
     if (!icb_asks_for_help(icb, irb)) return RankVerdict::no_match;
+    trace::record(trace::Event::helper_matched, rank.world_rank);
     // Optimisation 2: the rank may have entered its engine while we matched.
-    if (rank.progress_lock.load(std::memory_order_acquire) != 0) {
-        counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
-        return RankVerdict::locked;
-    }
+    if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
     // Stamped before the wake-up, which publishes it to the thread; a wake-up
     // that does not fire leaves a stamp the next one overwrites.
+    if (wake_cpu >= 0) move_interrupt_thread(rank, wake_cpu);
     rank.woken_at_ns.store(monotonic_ns(), std::memory_order_relaxed);
+    // Recorded before: the woken thread may run (and the helper wait) at once.
+    trace::record(trace::Event::wake_issued, rank.world_rank, 0, wake_cpu);
     if (!wake::wake_if_sleeping(backend, rank.interrupt_word)) return RankVerdict::awake;
-    counters.wakes.fetch_add(1, std::memory_order_relaxed);
     return RankVerdict::woken;
+}
+
+void count_verdict(node::HelperBlock& counters, RankVerdict verdict) {
+    if (verdict == RankVerdict::nothing_requested) return;
+    counters.scans.fetch_add(1, std::memory_order_relaxed);
+    if (verdict == RankVerdict::locked) counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
+    if (verdict == RankVerdict::woken) counters.wakes.fetch_add(1, std::memory_order_relaxed);
 }
 
 void run_helper(const node::Region& region, wake::Backend& backend,
@@ -132,8 +150,12 @@ void run_helper(const node::Region& region, wake::Backend& backend,
         }
         idle_since = std::chrono::steady_clock::now();
         bool woke = false;
-        for (int rank : assignment.ranks)
-            woke |= examine_rank(region, rank, backend, block) == RankVerdict::woken;
+        const int wake_cpu = assignment.wake_on_own_cpu ? ::sched_getcpu() : -1;
+        for (int rank : assignment.ranks) {
+            const RankVerdict verdict = examine_rank(region, rank, backend, wake_cpu);
+            count_verdict(block, verdict);
+            woke |= verdict == RankVerdict::woken;
+        }
         // After a wake-up the helper steps aside at once: when the woken
         // thread was queued on this core, it runs now rather than after our
         // time slice.
@@ -163,6 +185,18 @@ int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
     for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP})
         std::signal(signal, SIG_DFL);
     bind_to(assignment.cpus);
+    // Without a core of its own, a helper must not take one from a rank or
+    // from an interrupt thread copying a message: SCHED_IDLE runs it only on
+    // a CPU nothing else wants (ranks blocked in MPI scan for it meanwhile,
+    // SmartProgress::rank_blocked), and the scheduler counts a CPU that runs
+    // only it as idle when it places a woken rank.
+    if (assignment.shares_cores) {
+        sched_param unused{};
+        if (::sched_setscheduler(0, SCHED_IDLE, &unused) != 0)
+            log::warn("SmartInterrupts helper: cannot switch to SCHED_IDLE; it competes with ranks");
+    }
+    trace::restart_as(fmt::format("helper{}", assignment.block));
+    trace::set_thread_role(trace::Thread::helper);
     std::unique_ptr<wake::Backend> backend;
     try {
         backend = wake::make_backend(wake_choice);
@@ -173,6 +207,7 @@ int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
         ::_exit(1);
     }
     run_helper(region, *backend, assignment);
+    trace::finish();
     ::_exit(0);
 }
 

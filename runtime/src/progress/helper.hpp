@@ -21,6 +21,12 @@ struct HelperAssignment {
     int block = 0;           // index of its HelperBlock in the region
     std::vector<int> ranks;  // local indices of the ranks it serves
     std::vector<int> cpus;   // where to run; empty: leave it to the OS
+    // No core of its own: it shares the ranks' cores (and yields them, see
+    // spawn_helper).
+    bool shares_cores = true;
+    // SI_INTERRUPT_CPU=helper: bind an interrupt thread to the CPU this
+    // helper runs on before waking it.
+    bool wake_on_own_cpu = false;
 };
 
 // True if an RTS tuple in `icb` matches an active request in `irb`.
@@ -29,8 +35,12 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
 
 // What one pass over a rank decided (exposed for tests).
 enum class RankVerdict { nothing_requested, locked, awake, no_match, woken };
+// wake_cpu >= 0: before waking the rank's interrupt thread, bind it to that CPU.
+// Helpers and ranks blocked in MPI both call it; it changes no counter.
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
-                         node::HelperBlock& counters);
+                         int wake_cpu = -1);
+// A helper's counters: ranks examined, skipped as locked, woken.
+void count_verdict(node::HelperBlock& counters, RankVerdict verdict);
 
 // The helper's main loop; returns when its block's stop flag is set.
 void run_helper(const node::Region& region, wake::Backend& backend,

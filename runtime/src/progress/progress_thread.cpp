@@ -1,6 +1,6 @@
 #include "progress/progress_thread.hpp"
 
-#include "base/cpu.hpp"
+#include <sched.h>
 
 namespace si::progress {
 
@@ -19,10 +19,10 @@ void ProgressThread::run() {
             events = engine_.progress_locked();
             lock.unlock();
         }
-        // After an idle pass, leave the lock alone for a moment so an
-        // application thread arriving at the lock finds it free.
-        if (events == 0)
-            for (int i = 0; i < 32; ++i) cpu_relax();
+        // After an idle pass, give the core away: the rank's own thread,
+        // woken from a sleep in MPI on this core, runs now instead of after
+        // this thread's time slice (milliseconds), and finds the lock free.
+        if (events == 0) ::sched_yield();
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/clock.hpp"
 #include "base/log.hpp"
+#include "base/trace.hpp"
 #include "node/placement.hpp"
 #include "p2p/tuple.hpp"
 #include "wake/backends.hpp"
@@ -50,28 +51,44 @@ int helper_block_of(const NodeLayout& layout, int position) {
     return layout.members.front() + position % layout.helpers;
 }
 
-// Cores for the node's helpers: free cores next to the ranks when every rank
-// is bound to one core, otherwise none (the scheduler places them).
-std::vector<std::vector<int>> helper_placement(const node::Region& region, const NodeLayout& layout) {
-    std::vector<std::vector<int>> placement(static_cast<std::size_t>(layout.helpers));
-    node::CpuTopology topology;
-    try {
-        topology = node::load_topology();
-    } catch (const std::exception& error) {
-        log::warn("SmartInterrupts: no CPU topology ({}); helpers run unbound", error.what());
-        return placement;
-    }
-    std::vector<int> rank_cpus;
-    for (int member : layout.members) {
+// Where the node's helpers run: a core no rank of the host uses, next to the
+// node's ranks, when every rank of the host is bound to one core (every rank
+// counts, not only the node's: simulated nodes share the host's cores);
+// otherwise the CPUs of all the host's ranks, shared with them (a helper forked
+// from a bound rank would otherwise stay on that rank's core).
+struct HelperPlacement {
+    std::vector<int> cpus;
+    bool shares_cores = true;
+};
+
+std::vector<HelperPlacement> helper_placement(const node::Region& region, const NodeLayout& layout) {
+    std::vector<int> host_cpus;
+    std::vector<std::vector<int>> rank_cpus;
+    for (int member = 0; member < region.local_size(); ++member) {
         const cpu_set_t& mask = region.rank_block(member).affinity;
         std::vector<int> cpus;
         for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
             if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
-        rank_cpus.push_back(node::core_cpu_of(topology, cpus));
+        host_cpus.insert(host_cpus.end(), cpus.begin(), cpus.end());
+        rank_cpus.push_back(std::move(cpus));
     }
+    std::sort(host_cpus.begin(), host_cpus.end());
+    host_cpus.erase(std::unique(host_cpus.begin(), host_cpus.end()), host_cpus.end());
+    std::vector<HelperPlacement> placement(static_cast<std::size_t>(layout.helpers),
+                                           HelperPlacement{host_cpus, true});
+    node::CpuTopology topology;
+    try {
+        topology = node::load_topology();
+    } catch (const std::exception& error) {
+        log::warn("SmartInterrupts: no CPU topology ({}); helpers share the ranks' cores",
+                  error.what());
+        return placement;
+    }
+    std::vector<int> rank_core;
+    for (const std::vector<int>& cpus : rank_cpus) rank_core.push_back(node::core_cpu_of(topology, cpus));
     for (int g = 0; g < layout.helpers; ++g)
-        placement[static_cast<std::size_t>(g)] =
-            node::helper_cpus(topology, rank_cpus, g, layout.helpers).value_or(std::vector<int>{});
+        if (auto own = node::helper_cpus(topology, rank_core, g, layout.helpers))
+            placement[static_cast<std::size_t>(g)] = HelperPlacement{std::move(*own), false};
     return placement;
 }
 
@@ -94,16 +111,25 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
     helper_ = &region.helper_block(helper_block_of(layout, layout.my_position));
     // Before the thread starts and before a helper can see the word sleeping.
     backend_->attach_sleeper(block_.interrupt_word, block_.interrupt_handle);
+    block_.interrupt_cpu.store(-1, std::memory_order_relaxed);
     backend_->attach_waker(helper_->word, helper_->word_handle);
+    // rank_blocked() may wake any interrupt thread of the host.
+    for (int index = 0; index < region.local_size(); ++index) {
+        node::RankBlock& other = region.rank_block(index);
+        if (index != local_index_) backend_->attach_waker(other.interrupt_word, other.interrupt_handle);
+    }
     if (layout.my_position == 0) {
         // Helpers are forked now, before this process has runtime threads.
-        const std::vector<std::vector<int>> placement = helper_placement(region, layout);
+        const std::vector<HelperPlacement> placement = helper_placement(region, layout);
         for (int g = 0; g < layout.helpers; ++g) {
             HelperAssignment assignment;
             assignment.block = helper_block_of(layout, g);
             node::HelperBlock& helper = region.helper_block(assignment.block);
             if (&helper != helper_) backend_->attach_waker(helper.word, helper.word_handle);
-            assignment.cpus = placement[static_cast<std::size_t>(g)];
+            assignment.cpus = placement[static_cast<std::size_t>(g)].cpus;
+            assignment.shares_cores = placement[static_cast<std::size_t>(g)].shares_cores;
+            assignment.wake_on_own_cpu =
+                settings.interrupt_placement == config::InterruptPlacement::helper;
             for (std::size_t p = static_cast<std::size_t>(g); p < layout.members.size();
                  p += static_cast<std::size_t>(layout.helpers))
                 assignment.ranks.push_back(layout.members[p]);
@@ -112,12 +138,12 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
             started_helpers_.emplace_back(assignment.block, pid);
         }
     }
-    engine_.set_receive_observer(this);
+    engine_.set_progress_observer(this);
     thread_ = std::thread([this] { run_interrupt_thread(); });
 }
 
 SmartProgress::~SmartProgress() {
-    engine_.set_receive_observer(nullptr);
+    engine_.set_progress_observer(nullptr);
     stop_.store(true);
     wake::post(*backend_, block_.interrupt_word);
     thread_.join();
@@ -150,6 +176,28 @@ void SmartProgress::receive_posted(p2p::Request& request) {
 
 void SmartProgress::receive_matched(p2p::Request& request) { withdraw(request); }
 
+// Beyond the thesis: a rank blocked in MPI does a helper's scan of the other
+// ranks of its host while it waits, at its yield points. Its core is the one
+// that is free: the thread it wakes runs there (SI_INTERRUPT_CPU=helper), and
+// the rank then sleeps instead of spinning, leaving the core to that thread.
+// Where no core is left for helpers (a laptop, a full node), this is what
+// finds the idle core at once, without a helper needing to be scheduled.
+bool SmartProgress::rank_blocked() {
+    const bool here = settings_.interrupt_placement == config::InterruptPlacement::helper;
+    const int cpu = here ? ::sched_getcpu() : -1;
+    bool handed_over = false;
+    for (int index = 0; index < region_.local_size(); ++index) {
+        if (index == local_index_) continue;
+        const RankVerdict verdict = examine_rank(region_, index, *backend_, cpu);
+        if (verdict == RankVerdict::nothing_requested) continue;
+        ++stats_.blocked_scans;
+        if (verdict != RankVerdict::woken) continue;
+        ++stats_.blocked_wakes;
+        handed_over = handed_over || cpu >= 0;
+    }
+    return handed_over;
+}
+
 void SmartProgress::withdraw(p2p::Request& request) {
     if (request.irb_entry < 0) return;
     region_.irb(local_index_)[request.irb_entry].value.store(0, std::memory_order_release);
@@ -163,6 +211,8 @@ void SmartProgress::withdraw(p2p::Request& request) {
 
 void SmartProgress::run_interrupt_thread() {
     if (settings_.interrupt_placement == config::InterruptPlacement::any) allow_every_cpu();
+    block_.interrupt_tid.store(static_cast<std::int32_t>(::gettid()), std::memory_order_release);
+    trace::set_thread_role(trace::Thread::interrupt);
     p2p::ProgressLock& lock = engine_.lock();
     while (!helper_lost_.load(std::memory_order_relaxed)) {
         const wake::SleepResult result = wake::sleep(*backend_, block_.interrupt_word,
@@ -174,6 +224,7 @@ void SmartProgress::run_interrupt_thread() {
         }
         if (result != wake::SleepResult::woken) continue;
         wakeups_.fetch_add(1, std::memory_order_relaxed);
+        trace::record(trace::Event::interrupt_running, -1, 0, ::sched_getcpu());
         const std::uint64_t now = monotonic_ns();
         const std::uint64_t stamp = block_.woken_at_ns.load(std::memory_order_relaxed);
         const std::uint64_t latency = now > stamp ? now - stamp : 0;
@@ -236,6 +287,8 @@ std::vector<Counter> SmartProgress::counters() const {
     std::vector<Counter> out = {
         {"interrupt_requests", stats_.interrupt_requests},
         {"irb_full", stats_.irb_full},
+        {"blocked_scans", stats_.blocked_scans},
+        {"blocked_wakes", stats_.blocked_wakes},
         {"wakeups", wakeups_.load()},
         {"futile_wakeups", futile_wakeups_.load()},
         {"late_wakeups", late_wakeups_.load()},

@@ -30,11 +30,13 @@ namespace si::progress {
 struct InterruptStats {
     std::uint64_t interrupt_requests = 0;  // IRDs posted
     std::uint64_t irb_full = 0;            // receives that found the IRB full
+    std::uint64_t blocked_scans = 0;       // ranks it examined while blocked in MPI
+    std::uint64_t blocked_wakes = 0;       // ... whose interrupt thread it woke
 };
 
 using Counter = std::pair<std::string, std::uint64_t>;
 
-class SmartProgress final : private p2p::ReceiveObserver {
+class SmartProgress final : private p2p::ProgressObserver {
 public:
     SmartProgress(p2p::Engine& engine, const node::Region& region,
                   const node::Locality& locality, const config::Settings& settings);
@@ -52,6 +54,7 @@ public:
 private:
     void receive_posted(p2p::Request& request) override;
     void receive_matched(p2p::Request& request) override;
+    bool rank_blocked() override;
     void run_interrupt_thread();
     void check_helper_alive();
     void withdraw(p2p::Request& request);

@@ -199,5 +199,31 @@ TEST(PlacementCoreCpu, MaskWithinOneCoreNamesItsFirstThread) {
     EXPECT_EQ(core_cpu_of(topology, std::vector<int>{}), -1);
 }
 
+TEST(PlacementAutomatic, UnboundRanksThatFitGetACoreEach) {
+    const CpuTopology machine = two_numa_nodes();
+    Cpus all(16);
+    for (int cpu = 0; cpu < 16; ++cpu) all[static_cast<std::size_t>(cpu)] = cpu;
+    EXPECT_EQ(automatic_rank_cpus(machine, all, 0, 8), (Cpus{0, 1}));
+    EXPECT_EQ(automatic_rank_cpus(machine, all, 5, 8), (Cpus{10, 11}));
+}
+
+TEST(PlacementAutomatic, MoreRanksThanCoresStayUnbound) {
+    const CpuTopology machine = two_numa_nodes();
+    Cpus all(16);
+    for (int cpu = 0; cpu < 16; ++cpu) all[static_cast<std::size_t>(cpu)] = cpu;
+    EXPECT_EQ(automatic_rank_cpus(machine, all, 0, 9), std::nullopt);
+}
+
+TEST(PlacementAutomatic, ALaunchersBindingIsRespected) {
+    const CpuTopology machine = two_numa_nodes();
+    EXPECT_EQ(automatic_rank_cpus(machine, Cpus{2, 3}, 0, 2), std::nullopt);
+    EXPECT_EQ(automatic_rank_cpus(machine, Cpus{0, 1, 2, 3, 4, 5, 6, 7}, 1, 2), std::nullopt);
+}
+
+TEST(PlacementAutomatic, OneCpuMachinesAreNotBound) {
+    const CpuTopology machine = load_synthetic_topology("core:1 pu:1");
+    EXPECT_EQ(automatic_rank_cpus(machine, Cpus{0}, 0, 1), std::nullopt);
+}
+
 }  // namespace
 }  // namespace si::node

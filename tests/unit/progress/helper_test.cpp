@@ -32,7 +32,11 @@ protected:
         e.value.store(pattern.value);
         region_.rank_block(rank).irb_in_use.fetch_add(1);
     }
-    RankVerdict examine(int rank) { return examine_rank(region_, rank, *backend_, counters()); }
+    RankVerdict examine(int rank) {
+        const RankVerdict verdict = examine_rank(region_, rank, *backend_);
+        count_verdict(counters(), verdict);
+        return verdict;
+    }
     node::HelperBlock& counters() { return region_.helper_block(0); }
     node::RankBlock& rank_block(int rank) { return region_.rank_block(rank); }
 
