@@ -168,7 +168,8 @@ void Runtime::bring_up() {
     engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
                                            *progress_lock,
                                            p2p::Engine::Options{settings.eager_limit,
-                                                                std::chrono::microseconds(settings.wait_spin_us)});
+                                                                std::chrono::microseconds(settings.wait_spin_us),
+                                                                settings.direct_write});
     // The doorbell stays on the futex whatever SI_WAKE says: any rank that
     // delivers a message rings it, so it would need a slot per sleeping
     // MPI_Wait and every sender to attach to it; SI_WAKE is about how
@@ -234,6 +235,9 @@ void Runtime::write_stats() const {
         {"rendezvous_bytes", s.rendezvous_bytes},
         {"rdma_reads", s.rdma_reads},
         {"rdma_read_bytes", s.rdma_read_bytes},
+        {"direct_writes", s.direct_writes},
+        {"direct_write_bytes", s.direct_write_bytes},
+        {"direct_deliveries", s.direct_deliveries},
         {"unexpected", s.unexpected},
         {"send_retries", s.send_retries},
         {"progress_calls", s.progress_calls},

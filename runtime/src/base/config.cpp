@@ -97,6 +97,13 @@ const std::vector<Knob>& table() {
                                      {"rank", InterruptPlacement::rank},
                                      {"any", InterruptPlacement::any}},
                                     &Settings::interrupt_placement)},
+        {"SI_DIRECT_WRITE", "on|off", "on",
+         "SmartInterrupts on shared memory: a sender blocked in MPI whose receiver "
+         "computes with the matching receive posted writes the data into the receive buffer "
+         "itself (its core is the idle one), instead of a helper waking the receiver's "
+         "interrupt thread to read it. off: always the thesis' path.",
+         "p2p",
+         choice<bool>({{"on", true}, {"off", false}}, &Settings::direct_write)},
         {"SI_TRANSPORT", "auto|shm|verbs", "auto",
          "Transport between ranks: auto uses shared memory within a node and verbs (RDMA) "
          "between nodes (hosts, and the simulated nodes of SI_NODE_SIZE when the host has an "

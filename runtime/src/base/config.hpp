@@ -36,6 +36,9 @@ struct Settings {
     int helpers = 1;
     WakeBackend wake = WakeBackend::futex;
     InterruptPlacement interrupt_placement = InterruptPlacement::helper;
+    // SmartInterrupts on shared memory: a sender blocked in MPI writes a
+    // posted receive's data itself (p2p/direct.cpp).
+    bool direct_write = true;
     // How long a blocked MPI call polls before it sleeps until a message
     // arrives; negative: it never sleeps.
     int wait_spin_us = 50;

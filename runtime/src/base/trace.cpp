@@ -63,6 +63,8 @@ const char* event_name(Event event) {
         case Event::interrupt_running: return "interrupt_running";
         case Event::read_issued: return "read_issued";
         case Event::read_done: return "read_done";
+        case Event::write_issued: return "write_issued";
+        case Event::write_done: return "write_done";
         case Event::fin_seen: return "fin_seen";
         case Event::wait_entered: return "wait_entered";
         case Event::wait_left: return "wait_left";

@@ -31,6 +31,10 @@ enum class Event : std::uint8_t {
     read_issued,        // receiver: RDMA Read issued; peer = sender, id = send request,
                         // value = bytes
     read_done,          // receiver: the data has landed; same ids
+    write_issued,       // sender: writes the data into the receive buffer itself
+                        // (direct delivery); peer = receiver, id = send request,
+                        // value = bytes
+    write_done,         // ... and it has landed
     fin_seen,           // sender: FIN arrived; id = send request
     wait_entered,       // application thread: entered a blocking wait
     wait_left,          // ... and left it

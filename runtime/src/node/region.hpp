@@ -41,6 +41,9 @@ struct alignas(64) RankBlock {
     std::atomic<std::uint32_t> doorbell;
     // IRB entries in use, so that a helper skips a rank with none at once.
     std::atomic<std::uint32_t> irb_in_use;
+    // Posted receives with no IRB entry (blocking ones, or the IRB was full):
+    // while there are any, no sender may deliver into this rank directly.
+    std::atomic<std::uint32_t> posted_outside_irb;
     // When a helper last woke the interrupt thread (base/clock.hpp), so the
     // thread can count how long it took to get a core.
     std::atomic<std::uint64_t> woken_at_ns;
@@ -53,9 +56,34 @@ struct alignas(64) RankBlock {
 // One interrupt request (IRD): a receive's matching tuple with wildcards as
 // cleared mask bits. An ICB tuple t asks for this receive if
 // (t & mask) == value; value == 0 marks a free entry.
-struct InterruptRequest {
+//
+// The rest serves direct delivery on shared memory (progress/smart_delivery.cpp):
+// where the receive's data goes, and `delivery`, the word a sender claims the
+// receive with by a compare-and-swap. It packs the posting's sequence number
+// (so that a claim cannot land on a later receive reusing the entry), the
+// claiming sender's world rank + 1, and a DeliveryState.
+struct alignas(64) InterruptRequest {
     std::atomic<std::uint64_t> value;
     std::atomic<std::uint64_t> mask;
+    std::atomic<std::uint64_t> address;
+    std::atomic<std::uint64_t> capacity;
+    std::atomic<std::uint64_t> delivery;
+    std::atomic<std::uint64_t> written;  // bytes the sender delivered
+};
+enum class DeliveryState : std::uint64_t { open, taken, claimed, delivered, failed };
+struct DeliveryWord {
+    std::uint64_t sequence = 0;  // the posting's, 36 bits
+    int claimant = -1;           // world rank, or -1
+    DeliveryState state = DeliveryState::open;
+
+    std::uint64_t pack() const {
+        return sequence << 28 | static_cast<std::uint64_t>(claimant + 1) << 4 |
+               static_cast<std::uint64_t>(state);
+    }
+    static DeliveryWord unpack(std::uint64_t word) {
+        return {word >> 28, static_cast<int>((word >> 4) & 0xFFFFFF) - 1,
+                static_cast<DeliveryState>(word & 0xF)};
+    }
 };
 inline constexpr std::size_t kIrbEntries = 64;
 

@@ -133,7 +133,7 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag,
         request->phase = Request::Phase::posted;
         posted_.push_back(request);
         if (!blocking) trace::record(trace::Event::recv_posted, source, request->wire_id());
-        if (observer_ != nullptr && !blocking) observer_->receive_posted(*request);
+        if (observer_ != nullptr) observer_->receive_posted(*request, blocking);
         return request;
     }
     unexpected_.erase(entry);
@@ -268,11 +268,17 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
         return;
     }
 
-    Request* request = posted_.find([&](const Request& r) { return r.match.matches(tuple); });
+    ReceiveClaim claim = ReceiveClaim::taken;
+    Request* request = posted_.find([&](Request& r) {
+        if (!r.match.matches(tuple)) return false;
+        if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
+        return claim != ReceiveClaim::claimed_by_other;
+    });
     if (request != nullptr) {
         posted_.erase(request);
-        if (observer_ != nullptr) observer_->receive_matched(*request);
-        if (tuple.kind == MessageKind::eager)
+        if (claim == ReceiveClaim::delivered_by_sender)
+            await_delivery(request, arrival.peer, tuple, arrival.body);
+        else if (tuple.kind == MessageKind::eager)
             receive_eager(request, tuple, arrival.body, arrival.bytes);
         else
             receive_rendezvous(request, arrival.peer, tuple, arrival.body);
@@ -377,6 +383,7 @@ void Engine::complete(Request* request) {
 int Engine::progress_locked() {
     ++stats_.progress_calls;
     int events = peers_with_queue_.empty() ? 0 : flush_queued_sends();
+    if (!delivering_.empty()) events += finish_deliveries();
     for (transport::Transport* transport : transports_) events += transport->progress(*this);
     stats_.progress_events += static_cast<std::uint64_t>(events);
     return events;
@@ -442,8 +449,10 @@ void Engine::wait(Request* request) {
             empty_passes = 0;
             continue;
         }
-        if (observer_ != nullptr && empty_passes % kPassesBeforeYield == 0)
+        if (observer_ != nullptr && empty_passes % kPassesBeforeYield == 0) {
+            if (try_direct_write(request)) break;
             handed_over = observer_->rank_blocked();
+        }
         if (lock_.wanted()) {
             lock_.unlock();
             cpu_relax();

@@ -20,6 +20,7 @@
 #include "p2p/progress_lock.hpp"
 #include "p2p/request.hpp"
 #include "p2p/stats.hpp"
+#include "p2p/wire.hpp"
 #include "transport/transport.hpp"
 #include "wake/wake_word.hpp"
 
@@ -39,19 +40,47 @@ struct CommRef {
 
 enum class SendMode : std::uint8_t { standard, synchronous };
 
+// How an arrival from a peer may take a posted receive that matches it.
+enum class ReceiveClaim : std::uint8_t {
+    taken,                // as usual
+    delivered_by_sender,  // this peer claimed it and writes the data itself
+    claimed_by_other,     // another sender claimed it: look further
+};
+
+// Where a sender may write a receive's data directly (p2p/direct.cpp).
+struct DirectTarget {
+    std::uint64_t address = 0;
+    std::size_t capacity = 0;
+    int peer = -1;   // world rank of the receiver
+    int entry = -1;  // the observer's handle of the claimed receive
+};
+
+// What a receive delivered by its sender has come to.
+struct Delivery {
+    enum class State : std::uint8_t { pending, delivered, abandoned } state;
+    std::size_t bytes = 0;  // delivered
+};
+
 // What asynchronous progress (SmartInterrupts) is told about the rank's own
-// MPI calls. Called with the progress lock held.
+// MPI calls, and asked. Called with the progress lock held.
 class ProgressObserver {
 public:
-    // A nonblocking receive waits in the posted-receive queue (SmartInterrupts
-    // posts an interrupt request for it), and later matched.
-    virtual void receive_posted(Request& request) = 0;
-    virtual void receive_matched(Request& request) = 0;
+    // A receive waits in the posted-receive queue. `blocking`: its caller
+    // waits for it at once (MPI_Recv, collectives) and needs no help.
+    virtual void receive_posted(Request& request, bool blocking) = 0;
+    // An arrival from world rank `peer` matches posted `request`.
+    virtual ReceiveClaim take_receive(Request& request, int peer) = 0;
+    // A receive its sender delivers (ReceiveClaim::delivered_by_sender).
+    virtual Delivery delivery_of(Request& request) = 0;
     // A blocking call found nothing to do (called again at each yield point):
     // this rank's core mostly waits, and may serve someone else's progress.
     // True if it handed its core to such work: the caller then sleeps at once
     // instead of spinning.
     virtual bool rank_blocked() = 0;
+    // A rendezvous send of this rank waits for its FIN: claims the receive its
+    // RTS will match at `peer`, if that rank computes and has it posted.
+    virtual std::optional<DirectTarget> claim_receive(int peer, std::uint64_t tuple) = 0;
+    virtual void finish_claim(const DirectTarget& target, std::size_t written, bool ok) = 0;
 
 protected:
     ~ProgressObserver() = default;
@@ -63,6 +92,9 @@ public:
         std::size_t eager_limit = 16384;
         // How long wait() polls before it sleeps on the doorbell; negative: never.
         std::chrono::microseconds wait_spin{50};
+        // A blocked rendezvous send may write its receive's data itself when
+        // the observer lets it (direct.cpp).
+        bool direct_write = true;
     };
 
     // transport_of[world rank] reaches that rank; the engine does not own them.
@@ -129,6 +161,10 @@ private:
     void finish_rendezvous(Request* request);
     void complete(Request* request);
     std::chrono::steady_clock::time_point expected_end(const Request* request) const;
+    // Direct delivery on shared memory (direct.cpp).
+    bool try_direct_write(Request* send);
+    void await_delivery(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
+    int finish_deliveries();
 
     int world_rank_;
     std::vector<transport::Transport*> transport_of_;
@@ -147,6 +183,14 @@ private:
     // (moving average): how long a sender waiting for a FIN may expect to.
     double rendezvous_ns_per_byte_ = 0;
     ProgressObserver* observer_ = nullptr;
+    // Receives their senders are writing, with the RTS to fall back on.
+    struct Delivering {
+        Request* request;
+        int peer;
+        Tuple tuple;
+        RtsHeader rts;
+    };
+    std::vector<Delivering> delivering_;
     std::atomic<std::uint32_t>* doorbell_ = nullptr;
     wake::Backend* wake_backend_ = nullptr;
 };

@@ -13,6 +13,11 @@ struct Stats {
     std::uint64_t rendezvous_bytes = 0;
     std::uint64_t rdma_reads = 0;
     std::uint64_t rdma_read_bytes = 0;
+    // Direct delivery on shared memory: sends this rank wrote into the
+    // receive buffer itself, and receives its senders wrote.
+    std::uint64_t direct_writes = 0;
+    std::uint64_t direct_write_bytes = 0;
+    std::uint64_t direct_deliveries = 0;
     std::uint64_t unexpected = 0;       // arrivals that found no posted receive
     std::uint64_t send_retries = 0;     // sends queued because the peer had no free slot
     std::uint64_t progress_calls = 0;

@@ -62,6 +62,9 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
         for (const node::InterruptRequest& entry : irb) {
             const std::uint64_t value = entry.value.load(std::memory_order_acquire);
             if (value == 0) continue;
+            // A receive its sender claimed needs nobody woken: the data comes.
+            const std::uint64_t word = entry.delivery.load(std::memory_order_acquire);
+            if (node::DeliveryWord::unpack(word).state != node::DeliveryState::open) continue;
             const std::uint64_t mask = entry.mask.load(std::memory_order_acquire);
             // The rank may have reused the entry between the two loads; a mask
             // read with a value that changed meanwhile would be a guess.
@@ -96,8 +99,8 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
     // A thread that is running (or already woken) makes a pass before it
     // sleeps again; only a sleeping one needs us.
-    if (rank.interrupt_word.load(std::memory_order_acquire) != wake::kSleeping)
-        return RankVerdict::awake;
+    const std::uint32_t sleep = rank.interrupt_word.load(std::memory_order_acquire);
+    if (wake::state_of(sleep) != wake::kSleeping) return RankVerdict::awake;
     const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
                                                           region.icb_slots_per_rank());
     const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
@@ -111,7 +114,9 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     rank.woken_at_ns.store(monotonic_ns(), std::memory_order_relaxed);
     // Recorded before: the woken thread may run (and the helper wait) at once.
     trace::record(trace::Event::wake_issued, rank.world_rank, 0, wake_cpu);
-    if (!wake::wake_if_sleeping(backend, rank.interrupt_word)) return RankVerdict::awake;
+    // Only the sleep we saw before matching: had the thread woken and slept
+    // again meanwhile, it would have acted on this RTS already.
+    if (!wake::wake_if_still_sleeping(backend, rank.interrupt_word, sleep)) return RankVerdict::awake;
     return RankVerdict::woken;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -105,8 +106,12 @@ void allow_every_cpu() {
 SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
                              const node::Locality& locality, const config::Settings& settings)
     : engine_(engine), region_(region), settings_(settings),
-      local_index_(locality.local_index()), block_(region.rank_block(local_index_)),
+      local_index_(locality.local_index()), world_rank_(locality.world_rank),
+      local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
+      block_(region.rank_block(local_index_)),
       backend_(wake::make_backend(settings.wake)) {
+    for (int rank : locality.host_ranks)
+        local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
     const NodeLayout layout = node_layout(locality, settings.helpers);
     helper_ = &region.helper_block(helper_block_of(layout, layout.my_position));
     // Before the thread starts and before a helper can see the word sleeping.
@@ -153,16 +158,24 @@ SmartProgress::~SmartProgress() {
 
 // ---- interrupt requests (called with the progress lock held) ------------------
 
-void SmartProgress::receive_posted(p2p::Request& request) {
-    if (helper_lost_.load(std::memory_order_relaxed)) return;
-    if (free_entries_ == 0) {
-        ++stats_.irb_full;
+void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
+    const bool without_entry = blocking || helper_lost_.load(std::memory_order_relaxed) ||
+                               free_entries_ == 0;
+    if (without_entry) {
+        if (!blocking && free_entries_ == 0) ++stats_.irb_full;
+        // Counted, so that no sender delivers into this rank meanwhile: it
+        // could not tell whether this receive comes first.
+        request.irb_entry = kOutsideIrb;
+        block_.posted_outside_irb.fetch_add(1, std::memory_order_release);
         return;
     }
     const int entry = __builtin_ctzll(free_entries_);
     free_entries_ &= ~(std::uint64_t{1} << entry);
     const p2p::InterruptPattern pattern = p2p::interrupt_pattern(request.match);
     node::InterruptRequest& slot = region_.irb(local_index_)[entry];
+    slot.address.store(reinterpret_cast<std::uint64_t>(request.buffer), std::memory_order_relaxed);
+    slot.capacity.store(request.bytes, std::memory_order_relaxed);
+    slot.delivery.store(node::DeliveryWord{++next_sequence_}.pack(), std::memory_order_release);
     // Mask first: a helper that sees the value then reads a matching mask.
     slot.mask.store(pattern.mask, std::memory_order_relaxed);
     slot.value.store(pattern.value, std::memory_order_release);
@@ -173,8 +186,6 @@ void SmartProgress::receive_posted(p2p::Request& request) {
     // sleep; it re-checks `outstanding` after arming (wake/wake_word.hpp).
     if (helper_->outstanding.fetch_add(1) == 0) wake::wake_if_sleeping(*backend_, helper_->word);
 }
-
-void SmartProgress::receive_matched(p2p::Request& request) { withdraw(request); }
 
 // Beyond the thesis: a rank blocked in MPI does a helper's scan of the other
 // ranks of its host while it waits, at its yield points. Its core is the one
@@ -248,10 +259,11 @@ void SmartProgress::check_helper_alive() {
         const int pid = helper_->pid.load(std::memory_order_acquire);
         if (pid == 0) return;  // not forked yet
         helper_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-        if (helper_pidfd_ < 0) return;
+        // No such process: it died and its parent (a rank) already reaped it.
+        if (helper_pidfd_ < 0 && errno != ESRCH) return;
     }
     pollfd exited{helper_pidfd_, POLLIN, 0};
-    if (::poll(&exited, 1, 0) != 1 || helper_->stop.load() != 0) return;
+    if ((helper_pidfd_ >= 0 && ::poll(&exited, 1, 0) != 1) || helper_->stop.load() != 0) return;
     helper_lost_.store(true, std::memory_order_relaxed);
     log::warn("SmartInterrupts helper (pid {}) died; this rank continues without asynchronous "
               "progress",

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -36,6 +37,9 @@ struct InterruptStats {
 
 using Counter = std::pair<std::string, std::uint64_t>;
 
+// Request::irb_entry of a posted receive that got no IRB entry.
+inline constexpr int kOutsideIrb = -2;
+
 class SmartProgress final : private p2p::ProgressObserver {
 public:
     SmartProgress(p2p::Engine& engine, const node::Region& region,
@@ -52,9 +56,12 @@ public:
     void stop_helpers();
 
 private:
-    void receive_posted(p2p::Request& request) override;
-    void receive_matched(p2p::Request& request) override;
+    void receive_posted(p2p::Request& request, bool blocking) override;
+    p2p::ReceiveClaim take_receive(p2p::Request& request, int peer) override;
+    p2p::Delivery delivery_of(p2p::Request& request) override;
     bool rank_blocked() override;
+    std::optional<p2p::DirectTarget> claim_receive(int peer, std::uint64_t tuple) override;
+    void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
     void run_interrupt_thread();
     void check_helper_alive();
     void withdraw(p2p::Request& request);
@@ -63,6 +70,9 @@ private:
     const node::Region& region_;
     config::Settings settings_;
     int local_index_;
+    int world_rank_;
+    std::vector<int> local_of_world_;  // world rank -> local index on this host, or -1
+    std::uint64_t next_sequence_ = 0;  // of IRB postings
     node::RankBlock& block_;
     node::HelperBlock* helper_ = nullptr;  // the helper serving this rank
     std::unique_ptr<wake::Backend> backend_;

@@ -40,6 +40,9 @@ struct Capabilities {
     // Both ends read the same CLOCK_MONOTONIC (same host), so a timestamp
     // taken by the sender means something to the receiver.
     bool shared_clock = false;
+    // rdma_write reaches any address of the peer's process, registered or
+    // not (cross-memory attach), and messages_in_flight() knows its answer.
+    bool direct_write = false;
 };
 
 // What the owner of a memory range hands to peers so they can read or write it.
@@ -100,6 +103,10 @@ public:
                              std::uint64_t cookie) = 0;
     virtual Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                               std::uint64_t cookie) = 0;
+
+    // Messages sent to `peer` that it has not handed back yet, so not yet
+    // matched (meaningful only with Capabilities::direct_write).
+    virtual std::size_t messages_in_flight(int peer) const = 0;
 
     // Delivers arrivals and completions; returns how many events it handled.
     virtual int progress(Events& events) = 0;

@@ -15,7 +15,8 @@ public:
         const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
         const timespec relative{static_cast<time_t>(seconds.count()),
                                 static_cast<long>((timeout - seconds).count()) * 1'000'000L};
-        futex::wait(word, kSleeping, &relative);
+        const std::uint32_t sleeping = word.load(std::memory_order_acquire);
+        if (state_of(sleeping) == kSleeping) futex::wait(word, sleeping, &relative);
     }
 
     void wake(std::atomic<std::uint32_t>& word) override { futex::wake(word, 1); }

@@ -4,33 +4,46 @@ namespace si::wake {
 
 SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
                   std::chrono::milliseconds timeout, const std::function<bool()>& idle) {
-    std::uint32_t expected = kRunning;
-    if (!word.compare_exchange_strong(expected, kSleeping)) {
-        word.store(kRunning);  // only a waker changes the word, and only to kWoken
+    std::uint32_t current = word.load();
+    // Only a waker changes the word, and only to `woken`: consume its wake.
+    if (state_of(current) == kWoken || !word.compare_exchange_strong(
+                                           current, with_state(current + (1u << 2), kSleeping))) {
+        word.store(with_state(current, kRunning));
         return SleepResult::woken;
     }
-    if (!idle()) return word.exchange(kRunning) == kWoken ? SleepResult::woken : SleepResult::not_idle;
+    const std::uint32_t armed = with_state(current + (1u << 2), kSleeping);
+    if (!idle())
+        return state_of(word.exchange(with_state(armed, kRunning))) == kWoken ? SleepResult::woken
+                                                                              : SleepResult::not_idle;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (word.load() == kSleeping) {
+    while (word.load() == armed) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         backend.wait(word, left);
     }
-    return word.exchange(kRunning) == kWoken ? SleepResult::woken : SleepResult::timed_out;
+    return state_of(word.exchange(with_state(armed, kRunning))) == kWoken ? SleepResult::woken
+                                                                          : SleepResult::timed_out;
 }
 
 bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word) {
     // A read-modify-write, not a load: see "No wake-up is lost" in the header.
-    if (word.fetch_add(0) != kSleeping) return false;
-    std::uint32_t expected = kSleeping;
-    if (!word.compare_exchange_strong(expected, kWoken)) return false;
+    return wake_if_still_sleeping(backend, word, word.fetch_add(0));
+}
+
+bool wake_if_still_sleeping(Backend& backend, std::atomic<std::uint32_t>& word,
+                            std::uint32_t seen) {
+    if (state_of(seen) != kSleeping) return false;
+    if (!word.compare_exchange_strong(seen, with_state(seen, kWoken))) return false;
     backend.wake(word);
     return true;
 }
 
 void post(Backend& backend, std::atomic<std::uint32_t>& word) {
-    if (word.exchange(kWoken) == kSleeping) backend.wake(word);
+    std::uint32_t current = word.load();
+    while (!word.compare_exchange_weak(current, with_state(current, kWoken))) {
+    }
+    if (state_of(current) == kSleeping) backend.wake(word);
 }
 
 }  // namespace si::wake

@@ -2,14 +2,17 @@
 //
 // A WakeWord is a 32-bit word in shared memory, owned by one sleeper (an
 // interrupt thread, or an idle helper process) and poked by any number of
-// wakers. Its states:
+// wakers. Its low two bits are its state; the bits above count the sleeps
+// (the generation), so that a waker that decided to wake one sleep cannot end
+// a later one (wake_if_still_sleeping). States:
 //
 //     running --sleeper arms--> sleeping --waker--> woken --sleeper--> running
 //        \____________________waker____________________/
 //
-// Sleeper (sleep()):   arm:      CAS running -> sleeping; if that fails the
-//                                word is `woken`: a wake came while we ran,
-//                                consume it (store running) and return.
+// Sleeper (sleep()):   arm:      CAS running -> sleeping, generation + 1; if
+//                                that fails the word is `woken`: a wake came
+//                                while we ran, consume it (store running) and
+//                                return.
 //                      re-check: ask the caller whether there is still
 //                                nothing to do (`idle`); if there is, disarm
 //                                with an exchange and return.
@@ -45,6 +48,11 @@
 namespace si::wake {
 
 enum WordState : std::uint32_t { kRunning = 0, kSleeping = 1, kWoken = 2 };
+inline constexpr std::uint32_t kStateMask = 3;
+constexpr WordState state_of(std::uint32_t word) { return static_cast<WordState>(word & kStateMask); }
+constexpr std::uint32_t with_state(std::uint32_t word, WordState state) {
+    return (word & ~kStateMask) | state;
+}
 
 // How a sleeper waits in the kernel and a waker gets it out. A backend only
 // moves threads; the WakeWord protocol decides when.
@@ -52,7 +60,8 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual const char* name() const = 0;
-    // Blocks while word == kSleeping, at most `timeout`; may return early.
+    // Blocks while the word stays the sleeping value it holds, at most
+    // `timeout`; may return early.
     virtual void wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout) = 0;
     // Ends the wait of the one sleeper of word.
     virtual void wake(std::atomic<std::uint32_t>& word) = 0;
@@ -85,6 +94,13 @@ SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
 
 // Wakes the sleeper if it sleeps; true if this call fired the wake-up.
 bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word);
+
+// Wakes the sleeper only if the word still holds `seen`, read earlier while
+// it slept: a waker that decided from what it saw meanwhile (a helper's scan)
+// must not end a sleep that began after the sleeper acted on the same thing
+// (a futile wake-up). Fires nothing if `seen` was not a sleep.
+bool wake_if_still_sleeping(Backend& backend, std::atomic<std::uint32_t>& word,
+                            std::uint32_t seen);
 
 // Makes the sleeper's current or next sleep return (to stop it).
 void post(Backend& backend, std::atomic<std::uint32_t>& word);

@@ -9,9 +9,11 @@
  *
  * Ranks pair up (0->1, 2->3, ...). "arrives" requires the data before
  * MPI_Wait, "stays" requires it not to be there. With "arrives" no rank may
- * count a lost wake-up (lost_wakeups); with
- * SI_PROGRESS=smart the receivers' counters must also show at least one
- * wake-up and no futile or late one.
+ * count a lost wake-up (lost_wakeups); with SI_PROGRESS=smart the receivers'
+ * counters must also show how the data came: written by the blocked sender
+ * itself (direct_deliveries, the default), or with SI_DIRECT_WRITE=off
+ * through at least one wake-up of the interrupt thread, never a futile or
+ * late one.
  * Reading a receive buffer before MPI_Wait is outside the MPI standard; this
  * test does it on purpose, to observe progress.
  */
@@ -49,6 +51,13 @@ static int smart_mode(void) {
     return mode != NULL && strcmp(mode, "smart") == 0;
 }
 
+/* SI_DIRECT_WRITE=off: the thesis' path only (a helper wakes the receiver's
+ * interrupt thread); otherwise the blocked sender writes the data itself. */
+static int direct_write(void) {
+    const char* setting = getenv("SI_DIRECT_WRITE");
+    return setting == NULL || strcmp(setting, "off") != 0;
+}
+
 /* notes[r]: 1 if receiver r had to wait for its data (it had not arrived
  * during MPI_Barrier, whose own progress may already have moved it). */
 static int g_expect_arrival;
@@ -74,10 +83,24 @@ static int check_receiver_counters(int nranks, const int* notes) {
         const long long wakeups = stats_counter(r, "wakeups");
         const long long futile = stats_counter(r, "futile_wakeups");
         const long long late = stats_counter(r, "late_wakeups");
-        errs += MT_CHECK(wakeups >= 1, "rank %d: expected a wake-up, got %lld", r, wakeups);
-        errs += MT_CHECK(futile == 0, "rank %d: %lld futile wake-ups", r, futile);
-        // The receiver computes until its data is there: nothing can be late.
-        errs += MT_CHECK(late == 0, "rank %d: %lld late wake-ups", r, late);
+        const long long direct = stats_counter(r, "direct_deliveries");
+        if (direct_write()) {
+            // Either the sender wrote the data, or a helper (or a rank blocked
+            // elsewhere, scanning) woke the interrupt thread before the sender
+            // could claim the receive: a race either may win
+            // (direct_delivery.c shows the direct path is taken). The thread
+            // may then run late, or futile: no check.
+            errs += MT_CHECK(direct >= 1 || wakeups >= 1,
+                             "rank %d: its data came with neither a direct delivery nor a "
+                             "wake-up", r);
+        } else {
+            errs += MT_CHECK(wakeups >= 1 && direct == 0,
+                             "rank %d: expected a wake-up (%lld, and %lld direct deliveries)", r,
+                             wakeups, direct);
+            errs += MT_CHECK(futile == 0, "rank %d: %lld futile wake-ups", r, futile);
+            // The receiver computes until its data is there: nothing can be late.
+            errs += MT_CHECK(late == 0, "rank %d: %lld late wake-ups", r, late);
+        }
         const long long latency_mean = stats_counter(r, "wake_latency_us_mean");
         const long long latency_max = stats_counter(r, "wake_latency_us_max");
         errs += MT_CHECK(latency_mean >= 0 && latency_max >= latency_mean,

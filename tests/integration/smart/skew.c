@@ -15,8 +15,10 @@
  * Every rank timestamps its barrier exits (CLOCK_MONOTONIC, shared by the
  * ranks of a host); rank 0 gathers them and fails the run when more than 5 %
  * of the rounds after the first 20 have a receiver leaving more than 200 us
- * after its sender. (A loaded machine adds noise of tens of microseconds; the
- * defect is ten times that.) The median and 90th percentile are printed.
+ * after its sender, twice in a row (a burst of another job's load can spoil one
+ * attempt; the defect spoils both). A loaded machine adds noise of tens of
+ * microseconds; the defect is ten times that. The median and 90th percentile
+ * of each attempt are printed.
  *
  *   skew [bytes] [rounds]     (defaults 1048576 and 300)
  */
@@ -35,19 +37,11 @@ static int compare_doubles(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-int main(int argc, char** argv) {
-    mtest_init(&argc, &argv);
-    const int bytes = argc > 1 ? atoi(argv[1]) : 1 << 20;
-    const int rounds = argc > 2 ? atoi(argv[2]) : 300;
-    int errs = 0, rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+/* One attempt: `rounds` rounds; on rank 0, 1 if too many were late. */
+static int attempt(int rank, int size, unsigned char* buffer, int bytes, int rounds, double* left,
+                   double* all, double* skew) {
     const int paired = rank < size - (size % 2);
     const int sender = paired && rank % 2 == 0;
-    unsigned char* buffer = mtest_malloc((size_t)bytes);
-    double* left = mtest_malloc(sizeof *left * (size_t)rounds);
-    if (sender) mtest_fill(buffer, (size_t)bytes, 3);
-
     for (int round = 0; round < rounds; ++round) {
         MPI_Barrier(MPI_COMM_WORLD);
         left[round] = work_now();
@@ -62,14 +56,9 @@ int main(int argc, char** argv) {
             MPI_Wait(&request, MPI_STATUS_IGNORE);
         }
     }
-    if (paired && !sender) errs += MT_VERIFY("last message", buffer, (size_t)bytes, 3);
-
-    double* all = rank == 0 ? mtest_malloc(sizeof *all * (size_t)rounds * (size_t)size) : NULL;
     MPI_Gather(left, rounds, MPI_DOUBLE, all, rounds, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int too_late = 0;
     if (rank == 0) {
-        const int measured = rounds - kWarmup;
-        const int pairs = size / 2;
-        double* skew = mtest_malloc(sizeof *skew * (size_t)(measured * pairs));
         int count = 0, late = 0;
         for (int s = 0; s + 1 < size; s += 2)
             for (int round = kWarmup; round < rounds; ++round) {
@@ -82,11 +71,35 @@ int main(int argc, char** argv) {
                "90th percentile %.1f us, %d of %d rounds over %.0f us\n",
                bytes, 1e6 * skew[count / 2], 1e6 * skew[count * 9 / 10], late, count,
                1e6 * kLateSeconds);
-        errs += MT_CHECK(late * 20 <= count, "%d of %d rounds left the barrier over %.0f us late",
-                         late, count, 1e6 * kLateSeconds);
-        free(skew);
-        free(all);
+        too_late = late * 20 > count;
     }
+    MPI_Bcast(&too_late, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return too_late;
+}
+
+int main(int argc, char** argv) {
+    mtest_init(&argc, &argv);
+    const int bytes = argc > 1 ? atoi(argv[1]) : 1 << 20;
+    const int rounds = argc > 2 ? atoi(argv[2]) : 300;
+    int errs = 0, rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsigned char* buffer = mtest_malloc((size_t)bytes);
+    double* left = mtest_malloc(sizeof *left * (size_t)rounds);
+    double* all = mtest_malloc(sizeof *all * (size_t)rounds * (size_t)size);
+    double* skew = mtest_malloc(sizeof *skew * (size_t)rounds * (size_t)size);
+    const int sender = rank < size - (size % 2) && rank % 2 == 0;
+    if (sender) mtest_fill(buffer, (size_t)bytes, 3);
+    /* A second attempt when the first fails: another job's burst of load can
+     * delay a few tens of rounds once, the defect delays them every time. */
+    int failed = attempt(rank, size, buffer, bytes, rounds, left, all, skew);
+    if (failed) failed = attempt(rank, size, buffer, bytes, rounds, left, all, skew);
+    errs += MT_CHECK(!failed, "twice, more than 5%% of the rounds left the barrier over %.0f us late",
+                     1e6 * kLateSeconds);
+    if (rank % 2 == 1 && rank < size - (size % 2))
+        errs += MT_VERIFY("last message", buffer, (size_t)bytes, 3);
+    free(skew);
+    free(all);
     free(left);
     free(buffer);
     return mtest_finish(errs);

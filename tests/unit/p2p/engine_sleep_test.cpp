@@ -59,6 +59,7 @@ public:
         return 1;
     }
     transport::Armed arm() override { return transport::Armed::ok; }
+    std::size_t messages_in_flight(int) const override { return 0; }
 
 private:
     transport::Capabilities capabilities_{"one-message", 64, false, false, true};

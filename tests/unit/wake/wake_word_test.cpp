@@ -37,7 +37,7 @@ TEST(WakeWord, NoWakerMeansTimeout) {
     auto backend = futex_backend();
     std::atomic<std::uint32_t> word{kRunning};
     EXPECT_EQ(sleep(backend, word, 20ms, [] { return true; }), SleepResult::timed_out);
-    EXPECT_EQ(word.load(), kRunning);
+    EXPECT_EQ(state_of(word.load()), kRunning);
 }
 
 TEST(WakeWord, WakingARunningSleeperDoesNothing) {
@@ -53,7 +53,7 @@ TEST(WakeWord, ReCheckSeesWorkPublishedBeforeArming) {
     std::atomic<std::uint32_t> word{kRunning};
     EXPECT_EQ(sleep(backend, word, 10s, [] { return false; }), SleepResult::not_idle);
     EXPECT_EQ(backend.waits.load(), 0);
-    EXPECT_EQ(word.load(), kRunning);
+    EXPECT_EQ(state_of(word.load()), kRunning);
 }
 
 TEST(WakeWord, PostBeforeSleepEndsTheNextSleepAtOnce) {
@@ -68,8 +68,27 @@ TEST(WakeWord, WakeReachesASleeper) {
     auto backend = futex_backend();
     std::atomic<std::uint32_t> word{kRunning};
     std::thread sleeper([&] { EXPECT_EQ(sleep(backend, word, 10s, [] { return true; }), SleepResult::woken); });
-    while (word.load() != kSleeping) std::this_thread::yield();
+    while (state_of(word.load()) != kSleeping) std::this_thread::yield();
     EXPECT_TRUE(wake_if_sleeping(backend, word));
+    sleeper.join();
+    EXPECT_EQ(backend.wakes.load(), 1);
+}
+
+// A waker that saw one sleep may not end the next one: the sleeper already
+// acted on what made the waker decide.
+TEST(WakeWord, AWakeDecidedDuringOneSleepDoesNotEndTheNext) {
+    auto backend = futex_backend();
+    std::atomic<std::uint32_t> word{kRunning};
+    std::uint32_t seen = 0;
+    std::thread sleeper([&] {
+        EXPECT_EQ(sleep(backend, word, 10s, [] { return true; }), SleepResult::woken);
+        EXPECT_EQ(sleep(backend, word, 50ms, [] { return true; }), SleepResult::timed_out);
+    });
+    while (state_of(seen = word.load()) != kSleeping) std::this_thread::yield();
+    EXPECT_TRUE(wake_if_sleeping(backend, word));  // ends the first sleep
+    std::uint32_t next = 0;
+    while (state_of(next = word.load()) != kSleeping || next == seen) std::this_thread::yield();
+    EXPECT_FALSE(wake_if_still_sleeping(backend, word, seen)) << "a late waker ended the next sleep";
     sleeper.join();
     EXPECT_EQ(backend.wakes.load(), 1);
 }

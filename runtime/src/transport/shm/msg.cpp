@@ -49,6 +49,12 @@ void ShmTransport::repost(const Arrival& arrival) {
     inbound_[sender].release();
 }
 
+std::size_t ShmTransport::messages_in_flight(int peer) const {
+    const RingView& ring = outbound_[locality_.local_index_of[peer]].view();
+    return ring.control->tail.load(std::memory_order_relaxed) -
+           ring.control->head.load(std::memory_order_acquire);
+}
+
 int ShmTransport::progress(Events& events) {
     int handled = 0;
     for (int sender = 0; sender < layout_.local_size; ++sender) {

@@ -117,6 +117,8 @@ class VerbsTransport final : public Transport {
                       std::uint64_t cookie) override;
     int progress(Events& events) override;
     Armed arm() override;
+    // Verbs writes only into registered memory: no direct delivery.
+    std::size_t messages_in_flight(int) const override { return 0; }
 
   private:
     static constexpr std::size_t kTupleBytes = sizeof(std::uint64_t);
