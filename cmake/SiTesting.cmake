@@ -3,19 +3,22 @@
 #   si_add_unit_test(<name> SOURCES ... LIBS ... [LABELS ...])
 #       GoogleTest executable, every test case registered with CTest (label unit,
 #       or unit-tsan with LABELS tsan: race-prone code for the ThreadSanitizer run).
-#   si_add_mpi_program(<name> SOURCES ... [LIBS ...])
-#       Builds one MPI source twice: <name> against this runtime and, when
-#       Debian's MPICH is installed, <name>.mpich against MPICH. A library in
-#       LIBS that has an MPICH twin (si_add_mpi_library) is replaced by the twin
-#       in <name>.mpich.
-#   si_add_mpi_library(<name> SOURCES ... [LIBS ...])
-#       A static library written against mpi.h, built twice the same way:
-#       <name> (linking this runtime) and <name>.mpich (linking MPICH).
+#   si_add_mpi_program(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi])
+#       Builds one MPI source against this runtime (<name>) and against each
+#       installed baseline MPI named in BASELINES (default: mpich):
+#       <name>.mpich against Debian's MPICH, <name>.openmpi against Debian's
+#       Open MPI. A library in LIBS that has a twin for that baseline
+#       (si_add_mpi_library) is replaced by the twin.
+#   si_add_mpi_library(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi])
+#       A static library written against mpi.h, built the same ways.
+#   si_mpi_twins(<out> <name>)
+#       <name> and those of its twins that exist.
 #   si_add_mpi_test(NAME <test> PROGRAM <prog> NPROCS <n> [ARGS ...] [ENV K=V ...]
-#                   [LAUNCHERS sirun hydra mpich] [TIMEOUT s] [LABELS ...])
+#                   [LAUNCHERS sirun hydra mpich openmpi] [TIMEOUT s] [LABELS ...])
 #       One CTest test per launcher: sirun (this runtime under the project's
-#       launcher), hydra (this runtime under mpiexec.hydra) and mpich (the
-#       MPICH build under mpiexec.hydra, the reference). A test passes when the
+#       launcher), hydra (this runtime under mpiexec.hydra), mpich (the MPICH
+#       build under mpiexec.hydra, the reference) and openmpi (the Open MPI
+#       build under mpirun.openmpi). A test passes when the
 #       launcher exits 0 and the output has the line "No Errors", which rank 0
 #       prints after MPI_Finalize (SI_RUN_MPI_TEST checks both).
 #   SI_RUN_MPI_TEST
@@ -24,12 +27,26 @@
 
 find_package(GTest REQUIRED)
 include(GoogleTest)
-# The <name>.mpich twins; the sanitizer builds turn them off (their tests are not run there).
-option(SI_WITH_MPICH "Also build every MPI program against Debian's MPICH" ON)
+# The baseline twins; the sanitizer builds turn them off (their tests are not run there).
+option(SI_WITH_MPICH "Also build MPI programs against Debian's MPICH and Open MPI" ON)
 if(SI_WITH_MPICH)
   pkg_check_modules(MPICH IMPORTED_TARGET mpich)
+  pkg_check_modules(OPENMPI IMPORTED_TARGET ompi-c)
+endif()
+# pkg-config target of each baseline that was found.
+set(SI_BASELINE_mpich_TARGET PkgConfig::MPICH)
+set(SI_BASELINE_openmpi_TARGET PkgConfig::OPENMPI)
+# Open MPI's mpi.h pulls in its deprecated C++ bindings, which need libmpi_cxx.
+set(SI_BASELINE_openmpi_DEFINES OMPI_SKIP_MPICXX=1)
+set(SI_FOUND_BASELINES "")
+if(MPICH_FOUND)
+  list(APPEND SI_FOUND_BASELINES mpich)
+endif()
+if(OPENMPI_FOUND)
+  list(APPEND SI_FOUND_BASELINES openmpi)
 endif()
 find_program(SI_HYDRA mpiexec.hydra)
+find_program(SI_OPENMPI_RUN mpirun.openmpi)
 
 # Tiers this configuration cannot register, one line each ("<tier>: why");
 # tests/run-tests.sh reports them and, under SI_TEST_NO_SKIP=1, fails.
@@ -38,6 +55,10 @@ file(WRITE ${SI_MISSING_TIERS_FILE} "")
 if(SI_WITH_MPICH AND NOT MPICH_FOUND)
   file(APPEND ${SI_MISSING_TIERS_FILE} "mpich: pkg-config finds no mpich (Debian package "
        "libmpich-dev): no .mpich twins, no mpich.* reference tests\n")
+endif()
+if(SI_WITH_MPICH AND NOT (OPENMPI_FOUND AND SI_OPENMPI_RUN))
+  file(APPEND ${SI_MISSING_TIERS_FILE} "openmpi: pkg-config finds no ompi-c or no mpirun.openmpi "
+       "(Debian packages libopenmpi-dev, openmpi-bin): no .openmpi twins, no openmpi.* tests\n")
 endif()
 if(NOT SI_HYDRA)
   file(APPEND ${SI_MISSING_TIERS_FILE} "hydra: no mpiexec.hydra (Debian package mpich): "
@@ -64,13 +85,14 @@ function(si_add_unit_test name)
   gtest_discover_tests(${name} PROPERTIES LABELS ${label} TIMEOUT 120 DISCOVERY_TIMEOUT 30)
 endfunction()
 
-# Sets <out> to <libs> with every library that has an MPICH twin replaced by it, so
-# that nothing built against this runtime's mpi.h ends up in an MPICH program.
-function(_si_mpich_twins out)
+# Sets <out> to <libs> with every library that has a <baseline> twin replaced by
+# it, so that nothing built against this runtime's mpi.h ends up in a baseline's
+# program.
+function(_si_baseline_libs out baseline)
   set(libs "")
   foreach(lib IN LISTS ARGN)
-    if(TARGET ${lib}.mpich)
-      list(APPEND libs ${lib}.mpich)
+    if(TARGET ${lib}.${baseline})
+      list(APPEND libs ${lib}.${baseline})
     else()
       list(APPEND libs ${lib})
     endif()
@@ -78,26 +100,59 @@ function(_si_mpich_twins out)
   set(${out} ${libs} PARENT_SCOPE)
 endfunction()
 
+# The baselines of BASELINES (default mpich) that are installed.
+function(_si_wanted_baselines out)
+  if(NOT ARGN)
+    set(ARGN mpich)
+  endif()
+  set(wanted "")
+  foreach(baseline IN LISTS ARGN)
+    if(NOT baseline MATCHES "^(mpich|openmpi)$")
+      message(FATAL_ERROR "BASELINES: unknown '${baseline}' (mpich, openmpi)")
+    endif()
+    if(baseline IN_LIST SI_FOUND_BASELINES)
+      list(APPEND wanted ${baseline})
+    endif()
+  endforeach()
+  set(${out} ${wanted} PARENT_SCOPE)
+endfunction()
+
 function(si_add_mpi_program name)
-  cmake_parse_arguments(P "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(P "" "" "SOURCES;LIBS;BASELINES" ${ARGN})
   add_executable(${name} ${P_SOURCES})
   target_link_libraries(${name} PRIVATE simpi ${P_LIBS} si_warnings)
-  if(MPICH_FOUND)
-    _si_mpich_twins(mpich_libs ${P_LIBS})
-    add_executable(${name}.mpich ${P_SOURCES})
-    target_link_libraries(${name}.mpich PRIVATE PkgConfig::MPICH ${mpich_libs} si_warnings)
-  endif()
+  _si_wanted_baselines(baselines ${P_BASELINES})
+  foreach(baseline IN LISTS baselines)
+    _si_baseline_libs(libs ${baseline} ${P_LIBS})
+    add_executable(${name}.${baseline} ${P_SOURCES})
+    target_link_libraries(${name}.${baseline} PRIVATE ${SI_BASELINE_${baseline}_TARGET} ${libs}
+                                                      si_warnings)
+    target_compile_definitions(${name}.${baseline} PRIVATE ${SI_BASELINE_${baseline}_DEFINES})
+  endforeach()
 endfunction()
 
 function(si_add_mpi_library name)
-  cmake_parse_arguments(L "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(L "" "" "SOURCES;LIBS;BASELINES" ${ARGN})
   add_library(${name} STATIC ${L_SOURCES})
   target_link_libraries(${name} PUBLIC simpi ${L_LIBS} PRIVATE si_warnings)
-  if(MPICH_FOUND)
-    _si_mpich_twins(mpich_libs ${L_LIBS})
-    add_library(${name}.mpich STATIC ${L_SOURCES})
-    target_link_libraries(${name}.mpich PUBLIC PkgConfig::MPICH ${mpich_libs} PRIVATE si_warnings)
-  endif()
+  _si_wanted_baselines(baselines ${L_BASELINES})
+  foreach(baseline IN LISTS baselines)
+    _si_baseline_libs(libs ${baseline} ${L_LIBS})
+    add_library(${name}.${baseline} STATIC ${L_SOURCES})
+    target_link_libraries(${name}.${baseline} PUBLIC ${SI_BASELINE_${baseline}_TARGET} ${libs}
+                                              PRIVATE si_warnings)
+    target_compile_definitions(${name}.${baseline} PUBLIC ${SI_BASELINE_${baseline}_DEFINES})
+  endforeach()
+endfunction()
+
+function(si_mpi_twins out name)
+  set(targets ${name})
+  foreach(baseline IN LISTS SI_FOUND_BASELINES)
+    if(TARGET ${name}.${baseline})
+      list(APPEND targets ${name}.${baseline})
+    endif()
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
 function(si_add_mpi_test)
@@ -128,8 +183,17 @@ function(si_add_mpi_test)
         continue()
       endif()
       set(cmd ${SI_HYDRA} -n ${T_NPROCS} $<TARGET_FILE:${T_PROGRAM}.mpich> ${T_ARGS})
+    elseif(launcher STREQUAL "openmpi")
+      if(NOT SI_OPENMPI_RUN OR NOT TARGET ${T_PROGRAM}.openmpi)
+        continue()
+      endif()
+      # Open MPI refuses root unless told twice (CI runs as root).
+      set(cmd env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+              ${SI_OPENMPI_RUN} -n ${T_NPROCS} --oversubscribe
+              $<TARGET_FILE:${T_PROGRAM}.openmpi> ${T_ARGS})
     else()
-      message(FATAL_ERROR "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, mpich)")
+      message(FATAL_ERROR
+              "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, mpich, openmpi)")
     endif()
     set(test_name ${launcher}.${T_NAME})
     add_test(NAME ${test_name} COMMAND ${SI_RUN_MPI_TEST} -- ${cmd})

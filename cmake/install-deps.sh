@@ -6,7 +6,7 @@ set -eu
 packages="build-essential cmake ninja-build pkg-config git
 libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
-mpich libmpich-dev gnuplot-nox procps
+mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps
 libfccp-dev libcpptoml-dev
 qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio"
 

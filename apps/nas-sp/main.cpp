@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/context.hpp"
+#include "common/procfs.hpp"
 #include "common/session.hpp"
 #include "problem.hpp"
 #include "report.hpp"
@@ -101,15 +102,26 @@ int run(const Options& options, int rank, int ranks, int argc, char** argv,
     solver.step();
     solver.initialize();
 
+    // CPU time of this rank's process (its progress threads included) and of the
+    // processes it forked (SmartInterrupts' helpers), over the timed steps.
+    const double cpu_start = si::bench::cpu_seconds("self");
+    const double helpers_start = si::bench::children_cpu_seconds();
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     for (int step = 0; step < iterations; ++step) solver.step();
     const double local_seconds = MPI_Wtime() - start;
+    const double cpu[] = {si::bench::cpu_seconds("self") - cpu_start,
+                          si::bench::children_cpu_seconds() - helpers_start};
 
     // Every rank's time goes into the CSV (its maximum is NPB's time); the context
     // (machine, MPI library, settings) is collective.
     std::vector<double> rank_seconds(static_cast<std::size_t>(ranks));
     MPI_Gather(&local_seconds, 1, MPI_DOUBLE, rank_seconds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    CpuTimes cpu_times;
+    cpu_times.rank.resize(static_cast<std::size_t>(ranks));
+    cpu_times.helpers.resize(static_cast<std::size_t>(ranks));
+    MPI_Gather(&cpu[0], 1, MPI_DOUBLE, cpu_times.rank.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&cpu[1], 1, MPI_DOUBLE, cpu_times.helpers.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     std::optional<si::bench::Context> context;
     if (!options.csv_path.empty()) {
         context = si::bench::collect_context(MPI_COMM_WORLD, argc, argv);
@@ -131,7 +143,7 @@ int run(const Options& options, int rank, int ranks, int argc, char** argv,
         print_report(result, verification);
         if (!options.csv_path.empty()) {
             try {
-                write_csv(options.csv_path, result, *context, rank_seconds);
+                write_csv(options.csv_path, result, *context, rank_seconds, cpu_times);
             } catch (const std::runtime_error& e) {
                 fmt::print(stderr, "sp: {}\n", e.what());
                 exit_code = kOutputFailed;

@@ -100,7 +100,7 @@ void print_report(const RunResult& run, const Verification& v) {
 }
 
 void write_csv(const std::string& path, const RunResult& run, const si::bench::Context& context,
-               std::span<const double> rank_seconds) {
+               std::span<const double> rank_seconds, const CpuTimes& cpu) {
     using si::bench::per_rank;
     // One timed loop of run.iterations steps after one untimed step.
     const si::bench::Schedule schedule{.iterations = run.iterations, .warmup = 1, .batch = 1};
@@ -109,6 +109,8 @@ void write_csv(const std::string& path, const RunResult& run, const si::bench::C
     reporter.add(per_rank("time", "s", 0, rank_seconds, schedule));
     const double mops[] = {mops_rate(run.problem->grid, run.iterations, run.seconds)};
     reporter.add(per_rank("mops", "Mop/s", 0, mops, schedule));
+    reporter.add(per_rank("cpu_time", "s", 0, cpu.rank, schedule));
+    reporter.add(per_rank("helper_cpu_time", "s", 0, cpu.helpers, schedule));
 }
 
 }  // namespace si::sp

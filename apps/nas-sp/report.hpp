@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/context.hpp"
 #include "problem.hpp"
@@ -34,11 +35,21 @@ inline constexpr double kVerificationEpsilon = 1.0e-8;
 
 Verification verify(const RunResult& run);
 void print_report(const RunResult& run, const Verification& v);
+// CPU seconds over the timed steps, one value per rank: the rank's process (its
+// progress threads included) and the processes it forked (SmartInterrupts' helpers,
+// forked by one rank per node; -1 where /proc does not say).
+struct CpuTimes {
+    std::vector<double> rank;
+    std::vector<double> helpers;
+};
+
 // Writes `path` in the benchmarks' tidy CSV format (microbench/README.md), as
 // suite "nas", benchmark "sp.<class>": time_{min,median,mean,max} over the ranks'
-// timed loops (time_max is NPB's time) and mops_* (NPB's Mop/s, one value), preceded
-// by the run's context. Throws std::runtime_error when the file cannot be written.
+// timed loops (time_max is NPB's time), mops_* (NPB's Mop/s, one value), cpu_time_*
+// and helper_cpu_time_* over the ranks (helper_cpu_time_mean x ranks is the helpers'
+// total), preceded by the run's context. Throws std::runtime_error when the file
+// cannot be written.
 void write_csv(const std::string& path, const RunResult& run, const si::bench::Context& context,
-               std::span<const double> rank_seconds);
+               std::span<const double> rank_seconds, const CpuTimes& cpu);
 
 }  // namespace si::sp

@@ -1,6 +1,6 @@
 # ctest -L bench-smoke: sibench run over harness/profiles/smoke.toml into OUT_DIR,
 # then checks that the run directory holds results.csv with rows, runs.csv,
-# summary.txt and at least one PNG.
+# summary.txt, at least one PNG and the trace report of the traced study.
 #   cmake -DSIBENCH=... -DBUILD_DIR=... -DPROFILE=... -DOUT_DIR=... -P smoke.cmake
 foreach(var IN ITEMS SIBENCH BUILD_DIR PROFILE OUT_DIR)
   if(NOT DEFINED ${var})
@@ -35,6 +35,17 @@ if(sp_row_count LESS 3)
 endif()
 if(NOT EXISTS ${OUT_DIR}/plots/sp-S.png)
   message(FATAL_ERROR "no ${OUT_DIR}/plots/sp-S.png")
+endif()
+# The traced study: its report (stage table, timeline) from the SI_TRACE files.
+set(trace_report ${OUT_DIR}/plots/trace-overlap-trace.simpi-smart-h1.p1)
+foreach(file IN ITEMS stages.txt transfers.csv timeline.png stages.png)
+  if(NOT EXISTS ${trace_report}/${file})
+    message(FATAL_ERROR "no ${trace_report}/${file}")
+  endif()
+endforeach()
+file(STRINGS ${trace_report}/stages.txt stage_lines REGEX "^262144 bytes: [1-9]")
+if(NOT stage_lines)
+  message(FATAL_ERROR "${trace_report}/stages.txt names no 256 KiB transfer")
 endif()
 file(GLOB pngs ${OUT_DIR}/plots/*.png)
 if(NOT pngs)

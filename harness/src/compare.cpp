@@ -57,7 +57,8 @@ Grouped group(const std::vector<Row>& rows, const std::vector<std::string>& stat
 
 Direction direction_of(const Row& row) {
     const std::string family = family_of(row.measurement());
-    if (family == "latency" || family == "time" || family == "arrival" || family == "vmrss")
+    if (family == "latency" || family == "time" || family == "arrival" || family == "vmrss" ||
+        family == "footprint")
         return Direction::lower_is_better;
     if (family == "overlap" || family == "bandwidth") return Direction::higher_is_better;
     static const std::vector<std::string> lower_units = {"ns", "us", "ms", "s", "B", "KiB", "MiB"};

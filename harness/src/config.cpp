@@ -45,7 +45,7 @@ std::string Config::runtime_name() const {
 
 std::string valid_config_names() {
     return "simpi-none, simpi-thread, simpi-smart (one per helper count), simpi-smart-hN, "
-           "mpich, mpich-async, openmpi";
+           "mpich, mpich-async, openmpi, openmpi-async";
 }
 
 Config parse_config(std::string_view name) {
@@ -56,6 +56,7 @@ Config parse_config(std::string_view name) {
     if (name == "mpich" || name == "mpich-default") return {Runtime::mpich, "default", 0};
     if (name == "mpich-async") return {Runtime::mpich, "async", 0};
     if (name == "openmpi" || name == "openmpi-default") return {Runtime::openmpi, "default", 0};
+    if (name == "openmpi-async") return {Runtime::openmpi, "async", 0};
     if (!name.starts_with("simpi-")) throw invalid();
     std::string_view rest = name.substr(6);
     int helpers = 0;

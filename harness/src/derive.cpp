@@ -1,5 +1,7 @@
 #include "derive.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <charconv>
 
@@ -81,6 +83,24 @@ std::vector<Series> metric_vs_size(const ResultIndex& index, const std::string& 
     return result;
 }
 
+std::vector<Series> spread_vs_size(const ResultIndex& index, const std::string& study,
+                                   const std::string& measurement) {
+    std::vector<Series> result;
+    const int pairs = index.base_pairs(study);
+    for (const auto& config : index.configs(study)) {
+        Series series{config, {}};
+        for (auto size : index.sizes(study)) {
+            const auto y = index.value(study, config, pairs, size, measurement + "_median");
+            if (!y || std::isnan(*y)) continue;
+            series.points.push_back({static_cast<double>(size), *y,
+                                     index.value(study, config, pairs, size, measurement + "_min"),
+                                     index.value(study, config, pairs, size, measurement + "_max")});
+        }
+        if (!series.points.empty()) result.push_back(std::move(series));
+    }
+    return result;
+}
+
 std::vector<Series> overhead_vs_size(const ResultIndex& index, const std::string& study) {
     std::vector<Series> result;
     const int pairs = index.base_pairs(study);
@@ -157,9 +177,11 @@ std::vector<std::pair<std::string, double>> memory_footprint(const ResultIndex& 
     // memory reports one msg_size per run (the largest exchanged): look it up per
     // configuration rather than assuming every run used the same.
     const int pairs = index.base_pairs(study);
+    // footprint_after counts the helpers; runs from before it existed have VmRSS only.
     const auto after = [&](const std::string& config) -> std::optional<double> {
-        for (auto size : index.sizes(study))
-            if (auto v = index.value(study, config, pairs, size, "vmrss_after_mean")) return v;
+        for (const char* metric : {"footprint_after_mean", "vmrss_after_mean"})
+            for (auto size : index.sizes(study))
+                if (auto v = index.value(study, config, pairs, size, metric)) return v;
         return std::nullopt;
     };
     std::vector<std::pair<std::string, double>> result;

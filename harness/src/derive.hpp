@@ -15,8 +15,13 @@
 namespace si::harness {
 
 struct Point {
+    Point() = default;
+    Point(double x_, double y_, std::optional<double> low_ = {}, std::optional<double> high_ = {})
+        : x(x_), y(y_), low(low_), high(high_) {}
     double x = 0;
     double y = 0;
+    // The spread behind y (its min and max), drawn as an error bar when given.
+    std::optional<double> low, high;
 };
 
 struct Series {
@@ -55,6 +60,10 @@ class ResultIndex {
 // at the study's base pair count.
 std::vector<Series> metric_vs_size(const ResultIndex& index, const std::string& study,
                                    const std::string& metric);
+// <measurement>_median over message sizes with <measurement>_min and _max as its
+// spread; points whose median is missing (NaN) are left out.
+std::vector<Series> spread_vs_size(const ResultIndex& index, const std::string& study,
+                                   const std::string& measurement);
 
 // T_lat(config) - T_lat(simpi-none) per size (latency_median), for every configuration
 // but the baseline; empty when the baseline was not run.
@@ -77,8 +86,9 @@ ProgressionCurves progression_curves(const ResultIndex& index, const std::string
 std::vector<Series> overlap_vs_pairs(const ResultIndex& index, const std::string& study,
                                      std::uint64_t size);
 
-// vmrss_after_mean(config) - vmrss_after_mean(simpi-none) in KiB, at the base pair
-// count (the mean over ranks: a rank's average cost). Empty without the baseline.
+// footprint_after_mean(config) - footprint_after_mean(simpi-none) in KiB (helpers
+// included; vmrss_after_mean for runs without it), at the base pair count (the mean
+// over ranks: a rank's average cost). Empty without the baseline.
 std::vector<std::pair<std::string, double>> memory_footprint(const ResultIndex& index,
                                                              const std::string& study);
 

@@ -31,6 +31,15 @@ EnvList config_env(const Config& config) {
             }
             break;
         case Runtime::openmpi:
+            // Open MPI 4.1's only asynchronous progress is the TCP BTL's thread
+            // (its generic progress thread is not functional): ob1 over TCP
+            // loopback, the thread on.
+            if (config.mode == "async") {
+                env.emplace_back("OMPI_MCA_pml", "ob1");
+                env.emplace_back("OMPI_MCA_btl", "self,tcp");
+                env.emplace_back("OMPI_MCA_btl_tcp_progress_thread", "1");
+                env.emplace_back("SI_BENCH_THREAD_MULTIPLE", "1");
+            }
             break;
     }
     return env;

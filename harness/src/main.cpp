@@ -14,6 +14,7 @@
 #include "results.hpp"
 #include "run.hpp"
 #include "sbatch.hpp"
+#include "trace.hpp"
 
 namespace {
 
@@ -87,6 +88,9 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--dry-run", run.dry_run, "Print the runs and their commands, run nothing");
     run_cmd->add_flag("--strict", run.strict,
                       "Exit 1 when any run fails (default: only when all fail)");
+    run_cmd->add_flag("--allow-missing", run.allow_missing,
+                      "Exit 0 even when a configuration cannot run here (not installed, not "
+                      "built): its runs are skipped and listed");
     run_cmd->add_flag("--no-plot", no_plot, "Skip figures and summary");
 
     std::string plot_dir;
@@ -145,6 +149,16 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     add_selection(*sbatch_cmd, sb.filter, sb_helpers);
 
+    std::string trace_prefix, trace_out;
+    int trace_repetitions = 3;
+    auto* trace_cmd = app.add_subcommand(
+        "trace", "Stages of every rendezvous transfer in a run's SI_TRACE files: table and figures");
+    trace_cmd->add_option("prefix", trace_prefix, "The SI_TRACE path the run used")->required();
+    trace_cmd->add_option("--out", trace_out, "Directory for the report (default: <prefix>-report)");
+    trace_cmd->add_option("--repetitions", trace_repetitions, "Transfers drawn in the timeline")
+        ->check(CLI::Range(1, 20))
+        ->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -164,6 +178,18 @@ int main(int argc, char** argv) {
         if (plot_cmd->parsed()) {
             where = "sibench plot";
             return plot_results(plot_dir);
+        }
+        if (trace_cmd->parsed()) {
+            where = "sibench trace";
+            const auto events = read_trace(trace_prefix);
+            const auto transfers = rebuild_transfers(events);
+            const std::string dir = trace_out.empty() ? trace_prefix + "-report" : trace_out;
+            std::vector<std::string> notes;
+            std::cout << write_trace_report(transfers, events, dir, trace_repetitions, notes);
+            for (const auto& note : notes) std::cout << "note: " << note << '\n';
+            std::cout << fmt::format("{} events, {} transfers; report in {}\n", events.size(),
+                                     transfers.size(), dir);
+            return 0;
         }
         if (compare_cmd->parsed()) {
             where = "sibench compare";

@@ -53,7 +53,11 @@ std::string figure_data(const Figure& figure) {
         if (!first) text += "\n\n";  // two blank lines: the next gnuplot index
         first = false;
         text += fmt::format("# config: {}\n", series.label);
-        for (const auto& point : series.points) text += fmt::format("{} {}\n", point.x, point.y);
+        for (const auto& point : series.points) {
+            text += fmt::format("{} {}", point.x, point.y);
+            if (point.low && point.high) text += fmt::format(" {} {}", *point.low, *point.high);
+            text += '\n';
+        }
     }
     return text;
 }
@@ -98,9 +102,11 @@ std::string figure_script(const Figure& figure) {
         int index = 0;
         for (const auto& series : figure.series) {
             if (index != 0) plot += ", \\\n     ";
-            plot +=
-                fmt::format("{} index {} using 1:2 with linespoints lw 2 pt 7 title {}",
-                            index == 0 ? data : std::string("''"), index, gp_string(series.label));
+            const bool spread = !series.points.empty() && series.points.front().low.has_value();
+            plot += fmt::format("{} index {} using {} lw 2 pt 7 title {}",
+                                index == 0 ? data : std::string("''"), index,
+                                spread ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints",
+                                gp_string(series.label));
             ++index;
         }
         if (figure.reference_y)
@@ -153,7 +159,8 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
     if (index.has_study(plots.overlap)) {
         figures.push_back(size_figure(
             "overlap", fmt::format("Overlap ({}, {})", plots.overlap, pairs_note(plots.overlap)),
-            "overlap (%), median", metric_vs_size(index, plots.overlap, "overlap_median"), false));
+            "overlap (%), median, min..max over rounds",
+            spread_vs_size(index, plots.overlap, "overlap"), false));
     } else {
         missing("overlap", plots.overlap);
     }
@@ -252,14 +259,26 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
     return figures;
 }
 
+bool run_gnuplot(const std::string& dir, const std::string& script,
+                 std::vector<std::string>& notes) {
+    const std::string gnuplot = find_program("gnuplot");
+    if (gnuplot.empty()) {
+        notes.push_back(fmt::format(
+            "gnuplot not found: {} written, no image (apt-get install gnuplot-nox)", script));
+        return false;
+    }
+    Command command{{gnuplot, script}, {}};
+    const auto log = (std::filesystem::path(dir) / "gnuplot.log").string();
+    const auto result = run_process(command, log, 60, dir);
+    if (result.exit_status == 0) return true;
+    notes.push_back(fmt::format("{}: gnuplot failed (exit {}), see {}", script, result.exit_status, log));
+    return false;
+}
+
 std::vector<std::string> draw_figures(const std::string& dir, const std::vector<Figure>& figures,
                                       std::vector<std::string>& notes) {
     namespace fs = std::filesystem;
     fs::create_directories(dir);
-    const std::string gnuplot = find_program("gnuplot");
-    if (gnuplot.empty())
-        notes.push_back(
-            "gnuplot not found: .dat and .gp written, no images (apt-get install gnuplot-nox)");
     std::vector<std::string> drawn;
     for (const auto& figure : figures) {
         const bool empty = std::all_of(figure.series.begin(), figure.series.end(),
@@ -276,13 +295,7 @@ std::vector<std::string> draw_figures(const std::string& dir, const std::vector<
                     if (point.y <= 0) copy.log_y = false;
         write_file(fs::path(dir) / (copy.name + ".dat"), figure_data(copy));
         write_file(fs::path(dir) / (copy.name + ".gp"), figure_script(copy));
-        if (gnuplot.empty()) continue;
-        Command command{{gnuplot, copy.name + ".gp"}, {}};
-        const auto result = run_process(command, (fs::path(dir) / "gnuplot.log").string(), 60, dir);
-        if (result.exit_status != 0)
-            notes.push_back(fmt::format("{}: gnuplot failed (exit {}), see {}/gnuplot.log",
-                                        copy.name, result.exit_status, dir));
-        else
+        if (run_gnuplot(dir, copy.name + ".gp", notes))
             drawn.push_back((fs::path(dir) / (copy.name + ".png")).string());
     }
     return drawn;

@@ -37,6 +37,11 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
 std::string figure_data(const Figure& figure);
 std::string figure_script(const Figure& figure);
 
+// Runs gnuplot on <dir>/<script> in <dir>; false (and why, in `notes`) if gnuplot
+// is missing or fails.
+bool run_gnuplot(const std::string& dir, const std::string& script,
+                 std::vector<std::string>& notes);
+
 // Writes <dir>/<name>.dat and .gp for each figure and runs gnuplot in <dir> (when
 // installed). Returns the images drawn; problems go to `notes`.
 std::vector<std::string> draw_figures(const std::string& dir, const std::vector<Figure>& figures,

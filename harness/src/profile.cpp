@@ -203,7 +203,7 @@ T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin)
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
     reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
                               "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
-                              "warmup", "timeout", "args", "env"});
+                              "warmup", "timeout", "args", "env", "trace"});
     Study study;
     const auto benchmark = reader.string(table, "benchmark");
     if (!benchmark || benchmark->empty())
@@ -219,6 +219,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
     if (!safe(study.benchmark))
         reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
     study.scaling = reader.boolean(table, "scaling").value_or(false);
+    study.trace = reader.boolean(table, "trace").value_or(false);
     study.max_ranks = static_cast<int>(reader.integer(table, "max_ranks", 1, 1 << 24).value_or(0));
 
     Settings own = read_settings(reader, table);
@@ -450,6 +451,7 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             run.env = study.env;
             run.timeout_s = study.timeout_s;
             run.scaling = study.scaling;
+            run.trace = study.trace && config.runtime == Runtime::simpi;
             run.max_ranks = study.max_ranks;
             if (run.max_ranks > 0 && run.ranks() > run.max_ranks) return;
             // SI_HELPERS is capped at a node's rank count (pairs ranks per simulated

@@ -49,6 +49,8 @@ struct Study {
     // Largest job the benchmark accepts (pingpong: 2); 0: any. Runs above it are left
     // out of the matrix, here and under sbatch.
     int max_ranks = 0;
+    // This runtime's runs record SI_TRACE; each gets a `sibench trace` report.
+    bool trace = false;
 };
 
 // [plots]: which study feeds which figure, and the sizes figures and summary pick.
@@ -98,6 +100,7 @@ struct PlannedRun {
     double timeout_s = 600;
     bool scaling = false;
     int max_ranks = 0;
+    bool trace = false;
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };

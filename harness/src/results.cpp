@@ -135,23 +135,27 @@ const std::vector<std::string>& run_columns() {
         "id",     "study",       "benchmark", "config",
         "ranks",  "pairs",       "nodes",     "ranks_per_node",
         "status", "exit_status", "seconds",   "command",
-        "log",    "csv",         "note"};
+        "log",    "csv",         "note",      "load"};
     return columns;
 }
 
 std::vector<RunRecord> read_runs(const std::string& path) {
     std::vector<RunRecord> runs;
     try {
-        Reader<15> in(path);
-        in.read_header(io::ignore_extra_column, "id", "study", "benchmark", "config", "ranks",
-                       "pairs", "nodes", "ranks_per_node", "status", "exit_status", "seconds",
-                       "command", "log", "csv", "note");
+        Reader<16> in(path);
+        // `load` came later: older files lack it.
+        in.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "study",
+                       "benchmark", "config", "ranks", "pairs", "nodes", "ranks_per_node",
+                       "status", "exit_status", "seconds", "command", "log", "csv", "note", "load");
         RunRecord r;
+        std::string load;
         while (in.read_row(r.id, r.study, r.benchmark, r.config, r.ranks, r.pairs, r.nodes,
                            r.ranks_per_node, r.status, r.exit_status, r.seconds, r.command, r.log,
-                           r.csv, r.note)) {
+                           r.csv, r.note, load)) {
+            r.load = load.empty() ? -1 : to_double(load, path, "load");
             runs.push_back(r);
             r = RunRecord{};
+            load.clear();
         }
     } catch (const io::error::base& error) {
         throw CsvError(error.what());
@@ -181,7 +185,8 @@ void write_runs(const std::string& path, const std::vector<RunRecord>& runs) {
                                                      r.command,
                                                      r.log,
                                                      r.csv,
-                                                     r.note};
+                                                     r.note,
+                                                     r.load < 0 ? "" : fmt::format("{:.2f}", r.load)};
             out.write_row(fields);
         }
     }

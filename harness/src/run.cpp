@@ -20,6 +20,7 @@
 #include "process.hpp"
 #include "sbatch.hpp"
 #include "summary.hpp"
+#include "trace.hpp"
 #include "units.hpp"
 
 namespace si::harness {
@@ -55,15 +56,35 @@ PlotSpec plots_of(const std::string& dir) {
     }
 }
 
-void warn_if_busy() {
+// The 1-minute load average, or -1 when the system does not say.
+double load_average() {
     std::ifstream in("/proc/loadavg");
-    double load = 0;
-    if (!(in >> load)) return;
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    if (load > 0.5 * cores)
+    double load = -1;
+    return in >> load ? load : -1;
+}
+
+unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Busy: other jobs keep half the cores or more occupied.
+bool busy(double load) { return load > 0.5 * cores(); }
+
+void warn_if_busy() {
+    const double load = load_average();
+    if (busy(load))
         std::cout << fmt::format(
             "warning: load average {:.2f} on {} cores before the runs; expect noisy numbers\n",
-            load, cores);
+            load, cores());
+}
+
+// Notes naming the runs that started on a busy machine.
+std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs) {
+    std::vector<std::string> notes;
+    for (const auto& run : runs)
+        if (run.status == "ok" && busy(run.load))
+            notes.push_back(fmt::format("{} started at load average {:.2f} on {} cores: other "
+                                        "jobs ran too, its numbers are suspect",
+                                        run.id, run.load, cores()));
+    return notes;
 }
 
 // Writes results.csv, runs.csv from what has been collected so far, so that a sweep
@@ -107,7 +128,8 @@ std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
 
 // plots/ and summary.txt of `rows`; prints the summary and the notes. Micro-benchmark
 // figures and table only when micro-benchmarks ran, application ones likewise.
-void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots) {
+void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots,
+                        const std::vector<RunRecord>& runs) {
     std::vector<Row> micro;
     std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro),
                  [](const Row& row) { return row.suite != kApplicationSuite; });
@@ -124,12 +146,23 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
         for (auto& figure : app_figures(apps)) figures.push_back(std::move(figure));
         summary += (summary.empty() ? "" : "\n") + format_app_summary(apps);
     }
+    for (const auto& note : busy_notes(runs)) summary += "busy: " + note + '\n';
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
     std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
     std::cout << '\n' << summary;
     for (const auto& note : notes) std::cout << "note: " << note << '\n';
     std::cout << fmt::format("{} figures (PNG and SVG) in {}; summary in {}\n", drawn.size(),
                              (dir / "plots").string(), (dir / "summary.txt").string());
+}
+
+// The stages of a traced run: table and figures (trace.hpp), next to the others.
+void report_trace(const fs::path& prefix, const fs::path& out, std::vector<std::string>& notes) {
+    try {
+        const auto events = read_trace(prefix.string());
+        write_trace_report(rebuild_transfers(events), events, out.string(), 3, notes);
+    } catch (const std::exception& error) {
+        notes.push_back(fmt::format("trace of {}: {}", prefix.string(), error.what()));
+    }
 }
 
 void unique_notes(std::vector<std::string>& notes) {
@@ -160,6 +193,7 @@ int plot_results(const std::string& dir) {
     if (!fs::is_directory(root))
         throw std::invalid_argument(fmt::format("plot: no directory {}", dir));
     std::vector<Row> rows;
+    std::vector<RunRecord> runs;
     if (is_sbatch_dir(dir) || fs::exists(root / "runs.csv")) {
         Collected collected = collect_results(dir);
         for (const auto& note : collected.notes) std::cout << "note: " << note << '\n';
@@ -174,6 +208,7 @@ int plot_results(const std::string& dir) {
         std::cout << fmt::format("{}: {} runs, {} ok, {} not run yet, {} rows\n", dir,
                                  collected.runs.size(), ok, planned, collected.rows.size());
         rows = std::move(collected.rows);
+        runs = std::move(collected.runs);
     } else if (fs::exists(root / "results.csv")) {
         rows = read_rows((root / "results.csv").string());
     } else {
@@ -185,7 +220,7 @@ int plot_results(const std::string& dir) {
         std::cout << "no results to plot\n";
         return 1;
     }
-    draw_and_summarize(root, rows, plots_of(dir));
+    draw_and_summarize(root, rows, plots_of(dir), runs);
     return 0;
 }
 
@@ -259,8 +294,14 @@ int run_sweep(const RunOptions& options) {
         record.ranks = run.ranks();
         record.pairs = run.pairs;
         record.log = "logs/" + run.id + ".log";
+        record.load = load_average();
         record.csv = "raw/" + run.id + ".csv";
-        const Command command = local_command(run, site, (dir / record.csv).string());
+        Command command = local_command(run, site, (dir / record.csv).string());
+        const fs::path trace_prefix = dir / "trace" / run.id / "events";
+        if (run.trace) {
+            fs::create_directories(trace_prefix.parent_path());
+            command.env.emplace_back("SI_TRACE", trace_prefix.string());
+        }
         record.command = command.display();
         if (interrupted_by_user()) {
             // Recorded, so that runs.csv still lists the whole matrix.
@@ -311,6 +352,7 @@ int run_sweep(const RunOptions& options) {
         if (record.status == "ok") {
             auto rows = rows_of_run(dir.string(), record, collected.notes);
             collected.rows.insert(collected.rows.end(), rows.begin(), rows.end());
+            if (run.trace) report_trace(trace_prefix, dir / "plots" / ("trace-" + run.id), collected.notes);
         }
         save(dir.string(), records, collected, profile.name);
     }
@@ -338,11 +380,18 @@ int run_sweep(const RunOptions& options) {
         return 130;
     }
     if (options.plot && !collected.rows.empty())
-        draw_and_summarize(dir, collected.rows, profile.plots);
+        draw_and_summarize(dir, collected.rows, profile.plots, records);
     std::cout << fmt::format("results: {}\n", (dir / "results.csv").string());
 
     if (ok == 0) return 1;
     if (options.strict && failed > 0) return 1;
+    if (skipped > 0 && !options.allow_missing) {
+        std::cout << fmt::format(
+            "sibench: {} run(s) skipped because their configuration cannot run here (see above); "
+            "exit status 1 (--allow-missing accepts this)\n",
+            skipped);
+        return 1;
+    }
     return 0;
 }
 

@@ -20,12 +20,14 @@ struct RunOptions {
     std::optional<double> timeout_s;  // replaces every study's timeout
     bool dry_run = false;             // print the runs and their commands only
     bool strict = false;              // exit 1 when any run failed
+    bool allow_missing = false;       // a configuration that cannot run here is not an error
     bool plot = true;
 };
 
 // Exit status: 0 when at least one run succeeded (failures are recorded in runs.csv
-// and listed), 1 when every attempted run failed, none could start, or (strict) any
-// failed; 130 after Ctrl-C. Throws on invalid options or profiles.
+// and listed), 1 when every attempted run failed, none could start, (strict) any
+// failed, or a run was skipped because its configuration cannot run here (Open MPI
+// not installed, a benchmark not built) unless allow_missing; 130 after Ctrl-C. Throws on invalid options or profiles.
 int run_sweep(const RunOptions& options);
 
 // A run directory's results: runs.csv (or manifest.csv and status/ of an sbatch

@@ -1,5 +1,6 @@
 // The table printed at the end of a sweep and kept as summary.txt: overlap and
-// latency overhead at a few sizes for every configuration, plus memory footprint.
+// latency overhead at a few sizes for every configuration, plus memory footprint,
+// and the overlap of the scalability study at each of its pair counts.
 #pragma once
 
 #include <cstdint>
@@ -14,14 +15,26 @@ namespace si::harness {
 
 struct SummaryLine {
     std::string config;
-    std::vector<std::optional<double>> overlap;   // %, per size
+    std::vector<std::optional<double>> overlap;   // %, per size; NaN: no T_syn was valid
+    std::vector<std::optional<double>> overlap_at_lat;  // %, at T_syn = T_lat
+    std::vector<std::optional<double>> floor;           // %, the sender-delay floor
     std::vector<std::optional<double>> overhead;  // us, per size
     std::optional<double> footprint;              // KiB
+};
+
+// Overlap of one configuration at a pair count of the scalability study (with
+// more pairs than cores: the oversubscribed scenario), per summary size.
+struct PairsLine {
+    std::string config;
+    int pairs = 0;
+    std::vector<std::optional<double>> overlap;  // %, per size; NaN: no T_syn was valid
 };
 
 struct Summary {
     std::vector<std::uint64_t> sizes;
     std::vector<SummaryLine> lines;
+    std::string scalability_study;
+    std::vector<PairsLine> by_pairs;
     std::vector<std::string> notes;  // what could not be derived, and why
 };
 

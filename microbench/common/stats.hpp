@@ -15,7 +15,8 @@ struct Summary {
     std::size_t count = 0;
 };
 
-// Empty input gives an all-zero summary with count 0.
+// Empty input gives an all-zero summary with count 0; a missing value (NaN)
+// among the input makes every statistic NaN (reported as such, never as 0).
 Summary summarize(std::span<const double> values);
 
 // Summarizes samples after converting each one (seconds -> microseconds, seconds ->

@@ -1,23 +1,27 @@
 // Memory footprint, after the thesis: the resident set (VmRSS in
 // /proc/self/status) of every rank right after MPI_Init and after a
-// communication phase.
+// communication phase, and after it the footprint with helper processes in.
 //
 // The phase runs the pairwise template (common/pairs.hpp) over the size sweep,
 // receiver first, once in each direction, so that every rank in a pair has
 // received eager and rendezvous messages and whatever the runtime maps for them
 // (transport rings, rendezvous buffers, the helpers' shared memory) is touched.
 //
-//   vmrss_init    VmRSS after MPI_Init, before the benchmark allocates anything.
-//   vmrss_after   VmRSS after the phase.
+//   vmrss_init        VmRSS after MPI_Init, before the benchmark allocates anything.
+//   vmrss_after       VmRSS after the phase.
+//   footprint_after   the rank's proportional set size (Pss in
+//                     /proc/self/smaps_rollup: a page shared by n processes
+//                     counts 1/n in each) plus its share of the processes the
+//                     ranks forked (SmartInterrupts' helpers: their Pss summed
+//                     over the job, divided by the ranks). Summed over ranks it
+//                     is what the job costs, shared memory counted once.
 //
 // In KiB, statistics over all ranks (the odd rank out included); msg_size is the
 // largest message exchanged. The benchmark's own memory (one buffer of the
 // largest size, the harness) is the same in every configuration, so differences
 // between runs are the runtime's; the harness compares against mode none.
-// Helper processes are not ranks and are not counted.
 #include <mpi.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,7 @@
 
 #include "common/bench.hpp"
 #include "common/pairs.hpp"
+#include "common/procfs.hpp"
 
 namespace {
 
@@ -35,17 +40,7 @@ namespace bench = si::bench;
 constexpr bench::ScheduleDefaults kPhase{
     .iterations = 100, .warmup = 0, .large_iterations = 100, .large_warmup = 0};
 
-// VmRSS of this process in KiB, or -1 when /proc does not say.
-double resident_kib() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    double kib = 0;
-    while (status >> key) {
-        if (key == "VmRSS:" && status >> kib) return kib;
-        status.ignore(1 << 20, '\n');
-    }
-    return -1;
-}
+double resident_kib() { return bench::proc_kib("/proc/self/status", "VmRSS:"); }
 
 }  // namespace
 
@@ -81,6 +76,11 @@ int main(int argc, char** argv) {
     }
     const double after = resident_kib();
     session.check(at_init > 0 && after > 0, "VmRSS in /proc/self/status");
+    const double own = bench::proportional_kib("self");
+    session.check(own > 0, "Pss in /proc/self/smaps_rollup");
+    double children = bench::children_proportional_kib(), all_children = 0;
+    MPI_Allreduce(&children, &all_children, 1, MPI_DOUBLE, MPI_SUM, session.comm());
+    const double footprint = own + all_children / session.ranks();
 
     const std::size_t largest = sizes.back();
     const bench::Schedule schedule = session.schedule(largest, kPhase);
@@ -88,5 +88,7 @@ int main(int argc, char** argv) {
                                    bench::ranks_values(session.comm(), at_init), schedule));
     session.report(bench::per_rank("vmrss_after", "KiB", largest,
                                    bench::ranks_values(session.comm(), after), schedule));
+    session.report(bench::per_rank("footprint_after", "KiB", largest,
+                                   bench::ranks_values(session.comm(), footprint), schedule));
     return session.finish();
 }

@@ -2,6 +2,9 @@
 // the size sweep and the iteration schedule.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <CLI/CLI.hpp>
 
 #include "common/csv.hpp"
@@ -33,6 +36,13 @@ TEST(Summarize, OddAndEvenCounts) {
     EXPECT_DOUBLE_EQ(s.max, 5);
     const double even[] = {4, 1, 3, 2};
     EXPECT_DOUBLE_EQ(summarize(even).median, 2.5);
+}
+
+TEST(Summarize, AMissingValueMakesEveryStatisticMissing) {
+    const double values[] = {1, std::numeric_limits<double>::quiet_NaN(), 3};
+    const Summary s = summarize(values);
+    EXPECT_EQ(s.count, 3u);
+    EXPECT_TRUE(std::isnan(s.min) && std::isnan(s.median) && std::isnan(s.mean) && std::isnan(s.max));
 }
 
 TEST(Summarize, ConvertsBeforeSummarizing) {

@@ -66,6 +66,18 @@ TEST(SibenchDerive, MemoryFootprint) {
     EXPECT_EQ(footprint[2], (std::pair<std::string, double>{"mpich", 24000}));
 }
 
+TEST(SibenchDerive, MemoryFootprintCountsHelpersWhenMeasured) {
+    // footprint_after (helpers' share included) wins over VmRSS when a run has both.
+    const ResultIndex index(
+        {make_row("memory", "simpi-none", 1, 1 << 20, "vmrss_after_mean", 6000),
+         make_row("memory", "simpi-none", 1, 1 << 20, "footprint_after_mean", 5000),
+         make_row("memory", "simpi-smart-h1", 1, 1 << 20, "vmrss_after_mean", 6100),
+         make_row("memory", "simpi-smart-h1", 1, 1 << 20, "footprint_after_mean", 5900)});
+    const auto footprint = memory_footprint(index, "memory");
+    ASSERT_EQ(footprint.size(), 2u);
+    EXPECT_EQ(footprint[1], (std::pair<std::string, double>{"simpi-smart-h1", 900}));
+}
+
 TEST(SibenchDerive, ArrivalFactor) {
     EXPECT_EQ(arrival_factor("arrival_150_median"), 150);
     EXPECT_EQ(arrival_factor("arrival_300_median"), 300);
@@ -137,6 +149,24 @@ TEST(SibenchSummary, TableOfOverlapOverheadFootprint) {
     EXPECT_NE(text.find("+0.50"), std::string::npos) << text;
     EXPECT_NE(text.find("+500"), std::string::npos) << text;
     EXPECT_TRUE(summary.notes.empty());
+    EXPECT_EQ(text.find("overlap by pairs"), std::string::npos) << text;
+}
+
+TEST(SibenchSummary, OverlapByPairsOfTheScalabilityStudy) {
+    PlotSpec plots;
+    plots.summary_sizes = {k64, k256};
+    const ResultIndex index(
+        {make_row("scalability", "simpi-smart-h1", 2, k256, "overlap_median", 71.5),
+         make_row("scalability", "simpi-none", 2, k256, "overlap_median", 12)});
+    const Summary summary = summarize(index, plots);
+    ASSERT_EQ(summary.by_pairs.size(), 2u);
+    EXPECT_EQ(summary.by_pairs[1].config, "simpi-smart-h1");
+    EXPECT_EQ(summary.by_pairs[1].pairs, 2);
+    EXPECT_FALSE(summary.by_pairs[1].overlap[0]);  // no 64k
+    EXPECT_DOUBLE_EQ(*summary.by_pairs[1].overlap[1], 71.5);
+    const std::string text = format_summary(summary);
+    EXPECT_NE(text.find("overlap by pairs (study scalability"), std::string::npos) << text;
+    EXPECT_NE(text.find("71.5"), std::string::npos) << text;
 }
 
 TEST(SibenchPlot, ScriptsAndDataForOneFigure) {

@@ -166,9 +166,11 @@ TEST(SibenchProfile, ShippedProfilesParse) {
         EXPECT_EQ(p.name, name);
         EXPECT_FALSE(expand_matrix(p).empty());
     }
-    // quick: one pair (SP: 4 ranks), one helper (it has to fit a two-core laptop).
+    // quick: one pair (SP and the oversubscribed scalability study: 4 ranks), one
+    // helper (it has to fit a two-core laptop).
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
-        EXPECT_EQ(run.ranks(), run.benchmark == "sp" ? 4 : 2) << run.id;
+        const bool four = run.benchmark == "sp" || run.study == "scalability";
+        EXPECT_EQ(run.ranks(), four ? 4 : 2) << run.id;
         if (run.config.mode == "smart") {
             EXPECT_EQ(run.config.helpers, 1) << run.id;
         }
