@@ -109,7 +109,8 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
       local_index_(locality.local_index()), world_rank_(locality.world_rank),
       local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
       block_(region.rank_block(local_index_)),
-      backend_(wake::make_backend(settings.wake)) {
+      backend_(wake::make_backend(settings.wake)),
+      doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
     for (int rank : locality.host_ranks)
         local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
     const NodeLayout layout = node_layout(locality, settings.helpers);

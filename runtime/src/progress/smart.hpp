@@ -76,6 +76,8 @@ private:
     node::RankBlock& block_;
     node::HelperBlock* helper_ = nullptr;  // the helper serving this rank
     std::unique_ptr<wake::Backend> backend_;
+    // Ranks' doorbells are futex words whatever SI_WAKE says (api/runtime.cpp).
+    std::unique_ptr<wake::Backend> doorbell_backend_;
     std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
     InterruptStats stats_;
     std::atomic<std::uint64_t> wakeups_{0};

@@ -93,11 +93,15 @@ std::optional<p2p::DirectTarget> SmartProgress::claim_receive(int peer, std::uin
 }
 
 void SmartProgress::finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) {
-    node::InterruptRequest& slot = region_.irb(local_of_world_[static_cast<std::size_t>(target.peer)])[target.entry];
+    const int local = local_of_world_[static_cast<std::size_t>(target.peer)];
+    node::InterruptRequest& slot = region_.irb(local)[target.entry];
     DeliveryWord word = DeliveryWord::unpack(slot.delivery.load(std::memory_order_relaxed));
     word.state = ok ? DeliveryState::delivered : DeliveryState::failed;
     slot.written.store(written, std::memory_order_relaxed);
     slot.delivery.store(word.pack(), std::memory_order_release);
+    // The receiver may have met the RTS meanwhile and fallen asleep waiting for
+    // this (Engine::finish_deliveries): no message follows to ring it.
+    wake::wake_if_sleeping(*doorbell_backend_, region_.rank_block(local).doorbell);
 }
 
 }  // namespace si::progress

@@ -47,6 +47,25 @@ static int helper_pids(int* pids) {
     return count;
 }
 
+/* Waits until a killed process has exited (a zombie, or gone): a helper at
+ * SCHED_IDLE on a loaded machine may take seconds to get the CPU it needs to
+ * die, and until then the ranks rightly see it alive. 1 if it did in time. */
+static int await_exit(int pid, double seconds) {
+    const double start = work_now();
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    while (work_now() - start < seconds) {
+        FILE* file = fopen(path, "r");
+        if (file == NULL) return 1;
+        char state = '?';
+        const int read = fscanf(file, "%*d (%*[^)]) %c", &state);
+        fclose(file);
+        if (read == 1 && (state == 'Z' || state == 'X')) return 1;
+        usleep(1000);
+    }
+    return 0;
+}
+
 static int exchange_large(int rank, int size) {
     int errs = 0;
     unsigned char* buffer = malloc(kLarge);
@@ -97,6 +116,8 @@ int main(int argc, char** argv) {
             const int count = helper_pids(pids);
             errs += MT_CHECK(count > 0, "rank 0 has no helper process");
             for (int i = 0; i < count; ++i) kill(pids[i], SIGKILL);
+            for (int i = 0; i < count; ++i)
+                errs += MT_CHECK(await_exit(pids[i], 30.0), "helper %d did not exit", pids[i]);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         work_until(1.5, NULL, NULL);  // interrupt threads notice within a second
