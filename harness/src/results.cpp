@@ -135,7 +135,7 @@ const std::vector<std::string>& run_columns() {
         "id",     "study",       "benchmark", "config",
         "ranks",  "pairs",       "nodes",     "ranks_per_node",
         "status", "exit_status", "seconds",   "command",
-        "log",    "csv",         "note",      "load"};
+        "log",    "csv",         "note",      "others_running"};
     return columns;
 }
 
@@ -143,16 +143,17 @@ std::vector<RunRecord> read_runs(const std::string& path) {
     std::vector<RunRecord> runs;
     try {
         Reader<16> in(path);
-        // `load` came later: older files lack it.
+        // `others_running` came later: older files lack it.
         in.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "study",
                        "benchmark", "config", "ranks", "pairs", "nodes", "ranks_per_node",
-                       "status", "exit_status", "seconds", "command", "log", "csv", "note", "load");
+                       "status", "exit_status", "seconds", "command", "log", "csv", "note",
+                       "others_running");
         RunRecord r;
         std::string load;
         while (in.read_row(r.id, r.study, r.benchmark, r.config, r.ranks, r.pairs, r.nodes,
                            r.ranks_per_node, r.status, r.exit_status, r.seconds, r.command, r.log,
                            r.csv, r.note, load)) {
-            r.load = load.empty() ? -1 : to_double(load, path, "load");
+            r.others_running = load.empty() ? -1 : to_double(load, path, "others_running");
             runs.push_back(r);
             r = RunRecord{};
             load.clear();
@@ -186,7 +187,9 @@ void write_runs(const std::string& path, const std::vector<RunRecord>& runs) {
                                                      r.log,
                                                      r.csv,
                                                      r.note,
-                                                     r.load < 0 ? "" : fmt::format("{:.2f}", r.load)};
+                                                     r.others_running < 0
+                                                         ? ""
+                                                         : fmt::format("{:.2f}", r.others_running)};
             out.write_row(fields);
         }
     }

@@ -70,9 +70,9 @@ struct RunRecord {
     std::string log;      // relative to the run directory
     std::string csv;      // relative to the run directory
     std::string note;     // why a run was skipped or failed
-    // 1-minute load average when the run started (-1: unknown, as in older files):
-    // a run that started on a busy machine measured other jobs too.
-    double load = -1;
+    // Tasks of other jobs running when the run started (mean over 0.1 s; -1:
+    // unknown): a run that started on a busy machine measured other jobs too.
+    double others_running = -1;
 };
 
 const std::vector<std::string>& run_columns();

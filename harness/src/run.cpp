@@ -56,34 +56,54 @@ PlotSpec plots_of(const std::string& dir) {
     }
 }
 
-// The 1-minute load average, or -1 when the system does not say.
-double load_average() {
-    std::ifstream in("/proc/loadavg");
-    double load = -1;
-    return in >> load ? load : -1;
+// Runnable tasks other than this one, the mean of 20 samples of procs_running
+// (/proc/stat) over 0.1 s, or -1 when the system does not say. Taken between
+// runs, when the previous run's processes are gone: unlike the load average,
+// which still counts them for a minute, it sees only other jobs.
+double others_running() {
+    constexpr int kSamples = 20;
+    double total = 0;
+    for (int i = 0; i < kSamples; ++i) {
+        if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::ifstream in("/proc/stat");
+        std::string key;
+        double running = -1;
+        while (in >> key) {
+            if (key == "procs_running") {
+                in >> running;
+                break;
+            }
+            in.ignore(1 << 16, '\n');
+        }
+        if (running < 0) return -1;
+        total += std::max(0.0, running - 1);
+    }
+    return total / kSamples;
 }
 
 unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-// Busy: other jobs keep half the cores or more occupied.
-bool busy(double load) { return load > 0.5 * cores(); }
+// Busy: other jobs keep half a core or more occupied, which a pair of ranks on a
+// small machine feels.
+bool busy(double others) { return others >= 0.5; }
 
 void warn_if_busy() {
-    const double load = load_average();
-    if (busy(load))
+    const double others = others_running();
+    if (busy(others))
         std::cout << fmt::format(
-            "warning: load average {:.2f} on {} cores before the runs; expect noisy numbers\n",
-            load, cores());
+            "warning: {:.1f} other tasks running on {} cores before the runs; expect noisy "
+            "numbers\n",
+            others, cores());
 }
 
 // Notes naming the runs that started on a busy machine.
 std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs) {
     std::vector<std::string> notes;
     for (const auto& run : runs)
-        if (run.status == "ok" && busy(run.load))
-            notes.push_back(fmt::format("{} started at load average {:.2f} on {} cores: other "
-                                        "jobs ran too, its numbers are suspect",
-                                        run.id, run.load, cores()));
+        if (run.status == "ok" && busy(run.others_running))
+            notes.push_back(fmt::format("{} started with {:.1f} other tasks running on {} cores: "
+                                        "its numbers are suspect",
+                                        run.id, run.others_running, cores()));
     return notes;
 }
 
@@ -294,7 +314,7 @@ int run_sweep(const RunOptions& options) {
         record.ranks = run.ranks();
         record.pairs = run.pairs;
         record.log = "logs/" + run.id + ".log";
-        record.load = load_average();
+        record.others_running = others_running();
         record.csv = "raw/" + run.id + ".csv";
         Command command = local_command(run, site, (dir / record.csv).string());
         const fs::path trace_prefix = dir / "trace" / run.id / "events";

@@ -435,6 +435,9 @@ void Engine::wait(Request* request) {
     // before it can return.
     const auto spin_until =
         std::max(std::chrono::steady_clock::now() + options_.wait_spin, expected_end(request));
+    // A receive whose sender is writing it (direct.cpp) polls until the write
+    // should be over for the same reason, bounded in case the sender is gone.
+    std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
     int empty_passes = 0;
     bool timed_out = false;
     bool handed_over = false;  // the observer gave this core to other work: do not spin
@@ -460,7 +463,8 @@ void Engine::wait(Request* request) {
         } else if (++empty_passes % kPassesBeforeYield != 0 && !handed_over) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
-                   (!handed_over && std::chrono::steady_clock::now() < spin_until)) {
+                   (!handed_over && std::chrono::steady_clock::now() < spin_until) ||
+                   awaiting_delivery(request, delivery_spin_until)) {
             // Queued sends wait for a peer to free a slot, which rings no bell.
             sched_yield();
         } else {
@@ -479,6 +483,16 @@ void Engine::wait(Request* request) {
         }
     }
     trace::record(trace::Event::wait_left);
+}
+
+bool Engine::awaiting_delivery(const Request* request,
+                               std::optional<std::chrono::steady_clock::time_point>& until) const {
+    const bool pending = std::any_of(delivering_.begin(), delivering_.end(),
+                                     [&](const Delivering& d) { return d.request == request; });
+    if (!pending) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (!until) until = now + kLongestTransferSpin;
+    return now < *until;
 }
 
 std::chrono::steady_clock::time_point Engine::expected_end(const Request* request) const {

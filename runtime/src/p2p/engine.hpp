@@ -161,6 +161,10 @@ private:
     void finish_rendezvous(Request* request);
     void complete(Request* request);
     std::chrono::steady_clock::time_point expected_end(const Request* request) const;
+    // True while `request` is being written by its sender, for at most
+    // kLongestTransferSpin from the first call (`until` remembers it).
+    bool awaiting_delivery(const Request* request,
+                           std::optional<std::chrono::steady_clock::time_point>& until) const;
     // Direct delivery on shared memory (direct.cpp).
     bool try_direct_write(Request* send);
     void await_delivery(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
