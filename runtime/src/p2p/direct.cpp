@@ -7,8 +7,9 @@
 // The protocol, with the receive's interrupt request (IRB entry) as the
 // meeting point (the observer, progress/smart_delivery.cpp, owns it):
 //   sender:   claims the entry with a compare-and-swap, only if its RTS is its
-//             only message the receiver has not taken yet (so no earlier
-//             message of its could match that receive first), writes, then
+//             only message the receiver has not taken yet, none queued behind
+//             a full ring (so no earlier message of its could match that
+//             receive first), writes, then
 //             publishes the byte count and completes its send. It sends no
 //             other message.
 //   receiver: when its progress meets the RTS, the matching receive is the
@@ -35,8 +36,11 @@ bool Engine::try_direct_write(Request* send) {
         send->phase != Request::Phase::awaiting_fin)
         return false;
     transport::Transport& transport = *transport_of_[send->peer];
-    // The RTS must be the only message of ours the receiver has not taken.
-    if (!transport.capabilities().direct_write || transport.messages_in_flight(send->peer) != 1)
+    // The RTS must be the only message of ours the receiver has not taken:
+    // nothing queued here behind a full ring (the RTS itself, or a message
+    // another thread sent), one message in the ring.
+    if (!transport.capabilities().direct_write || !queued_[send->peer].empty() ||
+        transport.messages_in_flight(send->peer) != 1)
         return false;
     const std::optional<DirectTarget> target = observer_->claim_receive(send->peer, send->tuple.pack());
     if (!target) return false;
