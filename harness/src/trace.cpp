@@ -34,21 +34,22 @@ std::vector<TraceEvent> read_trace(const std::string& prefix) {
             if (process.rfind("rank", 0) != 0 && process.rfind("helper", 0) != 0) continue;
             ++files;
             io::CSVReader<7> in(entry.path().string());
-            in.read_header(io::ignore_no_column, "t_ns", "process", "thread", "event", "peer",
-                           "id", "value");
+            in.read_header(io::ignore_no_column, "t_ns", "process", "thread", "event", "peer", "id",
+                           "value");
             TraceEvent event;
             try {
-                while (in.read_row(event.t_ns, event.process, event.thread, event.event,
-                                   event.peer, event.id, event.value))
+                while (in.read_row(event.t_ns, event.process, event.thread, event.event, event.peer,
+                                   event.id, event.value))
                     events.push_back(event);
             } catch (const io::error::base& error) {
-                throw std::runtime_error(fmt::format("{}: {}", entry.path().string(), error.what()));
+                throw std::runtime_error(
+                    fmt::format("{}: {}", entry.path().string(), error.what()));
             }
         }
     if (files == 0)
-        throw std::runtime_error(fmt::format(
-            "no trace files {}rank<N> or {}helper<N> (did the run set SI_TRACE={}?)",
-            prefix + ".", prefix + ".", prefix));
+        throw std::runtime_error(
+            fmt::format("no trace files {}rank<N> or {}helper<N> (did the run set SI_TRACE={}?)",
+                        prefix + ".", prefix + ".", prefix));
     std::stable_sort(events.begin(), events.end(),
                      [](const TraceEvent& a, const TraceEvent& b) { return a.t_ns < b.t_ns; });
     return events;
@@ -62,7 +63,7 @@ int rank_of(const std::string& process) {
 
 // Events by (process or "*", event name), each list in time order.
 class EventIndex {
-public:
+  public:
     explicit EventIndex(const std::vector<TraceEvent>& events) {
         for (const TraceEvent& e : events) {
             lists_[{e.process, e.event}].push_back(&e);
@@ -77,8 +78,9 @@ public:
         const auto found = lists_.find({process, event});
         if (found == lists_.end()) return nullptr;
         const auto& list = found->second;
-        auto it = std::lower_bound(list.begin(), list.end(), from,
-                                   [](const TraceEvent* e, std::uint64_t t) { return e->t_ns < t; });
+        auto it =
+            std::lower_bound(list.begin(), list.end(), from,
+                             [](const TraceEvent* e, std::uint64_t t) { return e->t_ns < t; });
         for (; it != list.end() && (*it)->t_ns <= until; ++it)
             if (accept(**it)) return *it;
         return nullptr;
@@ -90,12 +92,13 @@ public:
         const auto found = lists_.find({process, event});
         if (found == lists_.end()) return nullptr;
         const auto& list = found->second;
-        auto it = std::lower_bound(list.begin(), list.end(), until,
-                                   [](const TraceEvent* e, std::uint64_t t) { return e->t_ns < t; });
+        auto it =
+            std::lower_bound(list.begin(), list.end(), until,
+                             [](const TraceEvent* e, std::uint64_t t) { return e->t_ns < t; });
         return it == list.begin() ? nullptr : *std::prev(it);
     }
 
-private:
+  private:
     std::map<std::pair<std::string, std::string>, std::vector<const TraceEvent*>> lists_;
 };
 
@@ -122,14 +125,13 @@ std::vector<Transfer> rebuild_transfers(const std::vector<TraceEvent>& events) {
         auto same_transfer = [&](int peer) {
             return [&, peer](const TraceEvent& e) { return e.peer == peer && e.id == rts.id; };
         };
-        const TraceEvent* read = index.first(receiver, "read_issued", t.rts_ns, kForever,
-                                             same_transfer(t.sender));
-        const TraceEvent* write = index.first(rts.process, "write_issued", t.rts_ns, kForever,
-                                              same_transfer(t.receiver));
+        const TraceEvent* read =
+            index.first(receiver, "read_issued", t.rts_ns, kForever, same_transfer(t.sender));
+        const TraceEvent* write =
+            index.first(rts.process, "write_issued", t.rts_ns, kForever, same_transfer(t.receiver));
         if (read == nullptr && write == nullptr) continue;  // the run ended first
-        const TraceEvent* start = read == nullptr || (write != nullptr && write->t_ns < read->t_ns)
-                                      ? write
-                                      : read;
+        const TraceEvent* start =
+            read == nullptr || (write != nullptr && write->t_ns < read->t_ns) ? write : read;
         t.move_start_ns = start->t_ns;
         if (start == write) {
             t.moved_by = "sender";
@@ -138,10 +140,11 @@ std::vector<Transfer> rebuild_transfers(const std::vector<TraceEvent>& events) {
             t.sender_done_ns = t.move_end_ns;
         } else {
             t.moved_by = start->thread == "interrupt" ? "interrupt thread" : "application";
-            t.move_end_ns = time_of(index.first(receiver, "read_done", start->t_ns, kForever,
-                                                same_transfer(t.sender)));
-            t.sender_done_ns = time_of(index.first(rts.process, "fin_seen", start->t_ns, kForever,
-                                                   [&](const TraceEvent& e) { return e.id == rts.id; }));
+            t.move_end_ns = time_of(
+                index.first(receiver, "read_done", start->t_ns, kForever, same_transfer(t.sender)));
+            t.sender_done_ns =
+                time_of(index.first(rts.process, "fin_seen", start->t_ns, kForever,
+                                    [&](const TraceEvent& e) { return e.id == rts.id; }));
         }
         auto about_receiver = [&](const TraceEvent& e) { return e.peer == t.receiver; };
         const TraceEvent* matched =
@@ -152,16 +155,15 @@ std::vector<Transfer> rebuild_transfers(const std::vector<TraceEvent>& events) {
                 index.first("*", "wake_issued", matched->t_ns, *t.move_start_ns, about_receiver);
             if (wake != nullptr) {
                 t.wake_ns = wake->t_ns;
-                t.running_ns = time_of(index.first(receiver, "interrupt_running", wake->t_ns,
-                                                   *t.move_start_ns,
-                                                   [](const TraceEvent&) { return true; }));
+                t.running_ns =
+                    time_of(index.first(receiver, "interrupt_running", wake->t_ns, *t.move_start_ns,
+                                        [](const TraceEvent&) { return true; }));
             }
         }
         t.receiver_posted_ns = time_of(index.last_before(receiver, "recv_posted", t.rts_ns));
-        t.receiver_waits_ns = time_of(index.first(receiver, "wait_entered", t.rts_ns, kForever,
-                                                  [](const TraceEvent& e) {
-                                                      return e.thread == "application";
-                                                  }));
+        t.receiver_waits_ns =
+            time_of(index.first(receiver, "wait_entered", t.rts_ns, kForever,
+                                [](const TraceEvent& e) { return e.thread == "application"; }));
         transfers.push_back(t);
     }
     return transfers;
@@ -194,13 +196,15 @@ namespace {
 
 double percentile(std::vector<double> values, double fraction) {
     std::sort(values.begin(), values.end());
-    const auto at = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
+    const auto at =
+        static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
     return values[std::min(at, values.size() - 1)];
 }
 
 std::string relative(const Transfer& t, const std::optional<std::uint64_t>& time) {
     if (!time) return "";
-    return fmt::format("{:.2f}", 1e-3 * (static_cast<double>(*time) - static_cast<double>(t.rts_ns)));
+    return fmt::format("{:.2f}",
+                       1e-3 * (static_cast<double>(*time) - static_cast<double>(t.rts_ns)));
 }
 
 std::string stage_table(const std::vector<Transfer>& transfers) {
@@ -213,8 +217,10 @@ std::string stage_table(const std::vector<Transfer>& transfers) {
         std::string moved;
         for (const auto& [who, count] : movers)
             moved += fmt::format("{}{} {}", moved.empty() ? "" : ", ", count, who);
-        text += fmt::format("{} bytes: {} transfers; data moved by {}\n", bytes, group.size(), moved);
-        text += fmt::format("  {:<22} {:>6} {:>12} {:>12}\n", "stage", "count", "median us", "p90 us");
+        text +=
+            fmt::format("{} bytes: {} transfers; data moved by {}\n", bytes, group.size(), moved);
+        text +=
+            fmt::format("  {:<22} {:>6} {:>12} {:>12}\n", "stage", "count", "median us", "p90 us");
         for (const Stage& stage : stages_of(group)) {
             if (stage.us.empty()) {
                 text += fmt::format("  {:<22} {:>6} {:>12} {:>12}\n", stage.name, 0, "-", "-");
@@ -241,7 +247,8 @@ std::vector<Transfer> timeline_sample(const std::vector<Transfer>& transfers, in
             complete.push_back(t);
     std::vector<Transfer> sample;
     const std::size_t middle = complete.size() / 2;
-    for (std::size_t i = middle; i < complete.size() && sample.size() < static_cast<std::size_t>(repetitions); ++i)
+    for (std::size_t i = middle;
+         i < complete.size() && sample.size() < static_cast<std::size_t>(repetitions); ++i)
         sample.push_back(complete[i]);
     return sample;
 }
@@ -256,15 +263,18 @@ std::string timeline_data(const std::vector<Transfer>& sample) {
     for (std::size_t k = 0; k < sample.size(); ++k) {
         const Transfer& t = sample[k];
         const double base = static_cast<double>(k * kLanes);
-        auto us = [&](std::uint64_t time) { return 1e-3 * (static_cast<double>(time) - static_cast<double>(t.rts_ns)); };
+        auto us = [&](std::uint64_t time) {
+            return 1e-3 * (static_cast<double>(time) - static_cast<double>(t.rts_ns));
+        };
         auto bar = [&](std::string& block, std::uint64_t from, std::uint64_t to, int lane) {
-            block += fmt::format("{:.2f} {:.1f} {:.2f}\n", us(from), base + lane, us(to) - us(from));
+            block +=
+                fmt::format("{:.2f} {:.1f} {:.2f}\n", us(from), base + lane, us(to) - us(from));
         };
         auto mark = [&](const std::optional<std::uint64_t>& time, int lane, const char* label) {
             if (time) marks += fmt::format("{:.2f} {:.1f} \"{}\"\n", us(*time), base + lane, label);
         };
         bar(computing, *t.receiver_posted_ns, *t.receiver_waits_ns, kReceiverApp);
-        const int mover = t.moved_by == "sender" ? kSender
+        const int mover = t.moved_by == "sender"             ? kSender
                           : t.moved_by == "interrupt thread" ? kReceiverThread
                                                              : kReceiverApp;
         bar(moving, *t.move_start_ns, *t.move_end_ns, mover);
@@ -282,10 +292,11 @@ std::string timeline_script(const std::vector<Transfer>& sample) {
     std::string ytics;
     for (std::size_t k = 0; k < sample.size(); ++k) {
         const double base = static_cast<double>(k * kLanes);
-        ytics += fmt::format("{}\"#{} receiver\" {}, \"interrupt thread\" {}, \"helper / blocked rank\" {}, "
-                             "\"sender\" {}",
-                             k == 0 ? "" : ", ", k + 1, base + kReceiverApp, base + kReceiverThread,
-                             base + kMatcher, base + kSender);
+        ytics += fmt::format(
+            "{}\"#{} receiver\" {}, \"interrupt thread\" {}, \"helper / blocked rank\" {}, "
+            "\"sender\" {}",
+            k == 0 ? "" : ", ", k + 1, base + kReceiverApp, base + kReceiverThread, base + kMatcher,
+            base + kSender);
     }
     return fmt::format(
         "set terminal pngcairo noenhanced size 1100,{} font 'sans,9'\n"
@@ -294,22 +305,28 @@ std::string timeline_script(const std::vector<Transfer>& sample) {
         "(thick bar on the lane that moves it)'\n"
         "set xlabel 'microseconds after the RTS left'\n"
         "set ytics ({})\nset yrange [-1:{}]\nset grid x\nunset key\n"
-        "plot 'timeline.dat' index 0 using 1:2:3:(0) with vectors nohead lw 2 lc rgb '#7f8c8d', \\\n"
-        "     'timeline.dat' index 1 using 1:2:3:(0) with vectors nohead lw 8 lc rgb '#4a7ab0', \\\n"
+        "plot 'timeline.dat' index 0 using 1:2:3:(0) with vectors nohead lw 2 lc rgb '#7f8c8d', "
+        "\\\n"
+        "     'timeline.dat' index 1 using 1:2:3:(0) with vectors nohead lw 8 lc rgb '#4a7ab0', "
+        "\\\n"
         "     'timeline.dat' index 2 using 1:2 with points pt 7 ps 1 lc rgb '#c0392b', \\\n"
         "     'timeline.dat' index 2 using 1:2:3 with labels offset 0,0.8 font 'sans,8'\n",
         180 + 110 * sample.size(), sample.empty() ? 0 : sample.front().bytes, ytics,
         sample.size() * kLanes);
 }
 
-// Log-spaced bins, 8 per decade, from 0.1 us.
+// Log-spaced bins, 8 per decade, from 0.1 us. Stages without samples get no data set:
+// gnuplot does not count empty sets at the start of a file, which shifts `index`.
 std::string histogram_data(const std::vector<Stage>& stages) {
     std::string text;
     for (const Stage& stage : stages) {
+        if (stage.us.empty()) continue;
         text += fmt::format("# {}\n", stage.name);
         std::map<int, int> bins;
-        for (double us : stage.us) ++bins[static_cast<int>(std::floor(8 * std::log10(std::max(us, 0.1) / 0.1)))];
-        for (const auto& [bin, n] : bins) text += fmt::format("{:.3f} {}\n", 0.1 * std::pow(10, bin / 8.0), n);
+        for (double us : stage.us)
+            ++bins[static_cast<int>(std::floor(8 * std::log10(std::max(us, 0.1) / 0.1)))];
+        for (const auto& [bin, n] : bins)
+            text += fmt::format("{:.3f} {}\n", 0.1 * std::pow(10, bin / 8.0), n);
         text += "\n\n";
     }
     return text;
@@ -317,14 +334,16 @@ std::string histogram_data(const std::vector<Stage>& stages) {
 
 std::string histogram_script(const std::vector<Stage>& stages) {
     std::string plots;
-    for (std::size_t i = 0; i < stages.size(); ++i)
-        if (!stages[i].us.empty())
+    int index = 0;
+    for (const Stage& stage : stages)
+        if (!stage.us.empty())
             plots += fmt::format("{}'stages.dat' index {} using 1:2 with linespoints title '{}'",
-                                 plots.empty() ? "" : ", \\\n     ", i, stages[i].name);
+                                 plots.empty() ? "" : ", \\\n     ", index++, stage.name);
     return "set terminal pngcairo noenhanced size 900,500 font 'sans,9'\nset output 'stages.png'\n"
            "set title 'Stage latencies of the rendezvous path'\nset logscale x\n"
            "set xlabel 'microseconds'\nset ylabel 'transfers'\nset grid\nset key outside right\n"
-           "plot " + (plots.empty() ? "NaN notitle" : plots) + "\n";
+           "plot " +
+           (plots.empty() ? "NaN notitle" : plots) + "\n";
 }
 
 void write_file(const fs::path& path, const std::string& text) {

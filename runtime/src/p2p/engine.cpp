@@ -25,6 +25,13 @@ constexpr int kErrOther = 16;
 constexpr std::size_t kLearnFromBytes = 64 * 1024;
 // A blocked call never polls longer than this for a transfer to end.
 constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
+// How long a rank must have waited before it acts for a peer that seems to
+// compute (writes the data of its send itself, scans for sleeping interrupt
+// threads). A peer inside MPI takes an RTS within about a microsecond here;
+// acting sooner races with it, and a copy or scan that wins the race costs
+// the latency it was meant to save (a copy into a buffer hot in the other
+// core's cache runs at half the speed of that core's own read at 64 KiB).
+constexpr std::uint64_t kBlockedGraceNs = 2000;
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
@@ -37,8 +44,8 @@ std::span<const std::byte> bytes_of(const T& value) {
 struct Engine::Unexpected {
     Tuple tuple;
     int peer;
-    RtsHeader rts;                 // kind == rts
-    std::vector<std::byte> data;   // kind == eager
+    RtsHeader rts;                // kind == rts
+    std::vector<std::byte> data;  // kind == eager
     Unexpected* prev = nullptr;
     Unexpected* next = nullptr;
 };
@@ -47,14 +54,17 @@ struct Engine::Unexpected {
 struct Engine::Outgoing {
     int peer;
     std::uint64_t tuple;
-    Request* request;     // eager or RTS: the send; nullptr for control messages
+    Request* request;  // eager or RTS: the send; nullptr for control messages
     ControlHeader control;
 };
 
 Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, ProgressLock& lock,
                Options options)
-    : world_rank_(world_rank), transport_of_(std::move(transport_of)), lock_(lock),
-      options_(options), queued_(transport_of_.size()) {
+    : world_rank_(world_rank),
+      transport_of_(std::move(transport_of)),
+      lock_(lock),
+      options_(options),
+      queued_(transport_of_.size()) {
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
             transports_.push_back(transport);
@@ -86,8 +96,7 @@ Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
     request->peer = comm.world_of[dest];
     request->buffer = const_cast<void*>(buffer);
     request->bytes = bytes;
-    request->tuple = Tuple{eager ? MessageKind::eager : MessageKind::rts, context,
-                           comm.rank, tag};
+    request->tuple = Tuple{eager ? MessageKind::eager : MessageKind::rts, context, comm.rank, tag};
     start_send(request);
     return request;
 }
@@ -115,8 +124,8 @@ void Engine::start_send(Request* request) {
     send_or_queue(Outgoing{request->peer, request->tuple.pack(), request, {}});
 }
 
-Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag,
-                       const CommRef& comm, std::uint16_t context, bool blocking) {
+Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
+                       std::uint16_t context, bool blocking) {
     ProgressGuard guard(lock_);
     Request* request = pool_.acquire(Request::Kind::receive);
     request->buffer = buffer;
@@ -298,8 +307,8 @@ void Engine::receive_eager(Request* request, const Tuple& tuple, const std::byte
                            std::size_t bytes) {
     const std::size_t copied = std::min(bytes, request->bytes);
     if (copied > 0) std::memcpy(request->buffer, data, copied);
-    request->result = Completion{tuple.source, tuple.tag, bytes > request->bytes ? kErrTruncate : 0,
-                                 copied};
+    request->result =
+        Completion{tuple.source, tuple.tag, bytes > request->bytes ? kErrTruncate : 0, copied};
     complete(request);
 }
 
@@ -416,8 +425,9 @@ void Engine::wait(Request* request) {
     // The lock stays held for the whole wait, so helpers and background
     // threads see a rank that progresses by itself and leave it alone; an
     // application thread that wants the lock gets it between passes.
-    // After a run of empty passes the waiting thread yields its core, and
-    // after options_.wait_spin it sleeps on the doorbell (still holding the
+    // Once blocked longer than kBlockedGraceNs the rank acts for peers that
+    // compute (the observer), after each run of empty passes it yields its
+    // core, and after options_.wait_spin it sleeps on the doorbell (still holding the
     // lock: the rank is blocked in MPI and needs no helper), so that on an
     // oversubscribed node the threads that can make progress (peers, helpers,
     // interrupt threads) get the core.
@@ -438,6 +448,14 @@ void Engine::wait(Request* request) {
     // A receive whose sender is writing it (direct.cpp) polls until the write
     // should be over for the same reason, bounded in case the sender is gone.
     std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
+    // A send counts as waiting since its RTS left. Until the grace is over the
+    // rank only polls: yielding would hand its core to a helper at once.
+    const std::uint64_t waiting_since =
+        request->kind == Request::Kind::send && request->phase == Request::Phase::awaiting_fin
+            ? request->rts_sent_ns
+            : monotonic_ns();
+    const std::uint64_t blocked_from_ns = waiting_since + kBlockedGraceNs;
+    bool blocked = false;
     int empty_passes = 0;
     bool timed_out = false;
     bool handed_over = false;  // the observer gave this core to other work: do not spin
@@ -452,7 +470,8 @@ void Engine::wait(Request* request) {
             empty_passes = 0;
             continue;
         }
-        if (observer_ != nullptr && empty_passes % kPassesBeforeYield == 0) {
+        blocked = blocked || monotonic_ns() >= blocked_from_ns;
+        if (blocked && observer_ != nullptr && empty_passes % kPassesBeforeYield == 0) {
             if (try_direct_write(request)) break;
             handed_over = observer_->rank_blocked();
         }
@@ -460,7 +479,7 @@ void Engine::wait(Request* request) {
             lock_.unlock();
             cpu_relax();
             lock_.lock();
-        } else if (++empty_passes % kPassesBeforeYield != 0 && !handed_over) {
+        } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over)) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
                    (!handed_over && std::chrono::steady_clock::now() < spin_until) ||
@@ -472,10 +491,11 @@ void Engine::wait(Request* request) {
             // The re-check of the protocol is one more progress pass.
             // Transports arm after the doorbell and before the last pass, so
             // that an event in between is seen by the pass or rings the bell.
-            const wake::SleepResult result = wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
-                return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
-                       arm_transports() && progress_locked() == 0;
-            });
+            const wake::SleepResult result =
+                wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
+                    return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
+                           arm_transports() && progress_locked() == 0;
+                });
             if (result == wake::SleepResult::timed_out) {
                 ++stats_.wait_timeouts;
                 timed_out = true;
@@ -504,9 +524,9 @@ std::chrono::steady_clock::time_point Engine::expected_end(const Request* reques
     const double left_ns =
         static_cast<double>(request->rts_sent_ns) + total_ns - static_cast<double>(monotonic_ns());
     if (left_ns <= 0) return now;
-    return now + std::min<std::chrono::steady_clock::duration>(
-                     std::chrono::nanoseconds(static_cast<std::int64_t>(left_ns)),
-                     kLongestTransferSpin);
+    return now +
+           std::min<std::chrono::steady_clock::duration>(
+               std::chrono::nanoseconds(static_cast<std::int64_t>(left_ns)), kLongestTransferSpin);
 }
 
 bool Engine::test(Request* request) {
