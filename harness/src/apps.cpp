@@ -13,7 +13,8 @@ namespace si::harness {
 
 namespace {
 
-using Key = std::tuple<std::string, std::string, int, std::string>;  // study, benchmark, ranks, config
+using Key =
+    std::tuple<std::string, std::string, int, std::string>;  // study, benchmark, ranks, config
 
 bool key_less(const Key& a, const Key& b) {
     const auto& [study_a, bench_a, ranks_a, config_a] = a;
@@ -38,30 +39,87 @@ std::string title_of(const AppResult& r) {
                : fmt::format("NAS {} class {} (study {})", app, class_of(r.benchmark), r.study);
 }
 
+int round_of(const std::string& run_id) {
+    const auto dot = run_id.rfind(".round");
+    if (dot == std::string::npos) return 0;
+    try {
+        return std::stoi(run_id.substr(dot + 6));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 }  // namespace
 
 std::vector<AppResult> app_results(const std::vector<Row>& rows) {
-    std::map<Key, AppResult, decltype(&key_less)> by_key(&key_less);
+    // Per key, per round: the time and the Mop/s (a round repeated keeps its last).
+    struct Sample {
+        double seconds = 0;
+        std::optional<double> mops;
+    };
+    std::map<Key, std::map<int, Sample>, decltype(&key_less)> by_key(&key_less);
     for (const auto& row : rows) {
         if (row.suite != kApplicationSuite) continue;
         const bool time = row.metric == "time_max";
         const bool mops = row.metric == "mops_median";
         if (!time && !mops) continue;
-        AppResult& result = by_key[{row.study, row.benchmark, row.ranks, row.config}];
-        result.study = row.study;
-        result.benchmark = row.benchmark;
-        result.config = row.config;
-        result.ranks = row.ranks;
-        if (time) result.seconds = row.value;
-        if (mops) result.mops = row.value;
+        Sample& sample =
+            by_key[{row.study, row.benchmark, row.ranks, row.config}][round_of(row.run)];
+        if (time) sample.seconds = row.value;
+        if (mops) sample.mops = row.value;
     }
+    const auto baseline_of = [&](const Key& key) -> const std::map<int, Sample>* {
+        const auto& [study, benchmark, ranks, config] = key;
+        const auto same_study =
+            by_key.find({study, benchmark, ranks, std::string(kBaselineConfig)});
+        if (same_study != by_key.end()) return &same_study->second;
+        for (const auto& [other, samples] : by_key)
+            if (std::get<1>(other) == benchmark && std::get<2>(other) == ranks &&
+                std::get<3>(other) == kBaselineConfig)
+                return &samples;
+        return nullptr;
+    };
     std::vector<AppResult> results;
-    for (auto& [key, result] : by_key) {
-        if (result.seconds <= 0) continue;  // no time row: nothing to show
-        const auto base = by_key.find({result.study, result.benchmark, result.ranks,
-                                       std::string(kBaselineConfig)});
-        if (base != by_key.end() && base->second.seconds > 0)
-            result.speedup = base->second.seconds / result.seconds;
+    for (const auto& [key, samples] : by_key) {
+        AppResult result;
+        std::tie(result.study, result.benchmark, result.ranks, result.config) = key;
+        std::vector<double> seconds, mops;
+        for (const auto& [round, sample] : samples) {
+            if (sample.seconds > 0) seconds.push_back(sample.seconds);
+            if (sample.mops) mops.push_back(*sample.mops);
+        }
+        if (seconds.empty()) continue;  // no time row: nothing to show
+        result.rounds = static_cast<int>(seconds.size());
+        result.seconds = median(seconds);
+        result.seconds_min = *std::min_element(seconds.begin(), seconds.end());
+        result.seconds_max = *std::max_element(seconds.begin(), seconds.end());
+        if (!mops.empty()) result.mops = median(mops);
+        if (const auto* base = baseline_of(key)) {
+            // Rounds present on both sides pair up: each ratio compares two runs made
+            // one after the other.
+            std::vector<double> ratios;
+            for (const auto& [round, sample] : samples) {
+                const auto other = base->find(round);
+                if (sample.seconds > 0 && other != base->end() && other->second.seconds > 0)
+                    ratios.push_back(other->second.seconds / sample.seconds);
+            }
+            if (!ratios.empty()) {
+                result.speedup = median(ratios);
+                result.speedup_min = *std::min_element(ratios.begin(), ratios.end());
+                result.speedup_max = *std::max_element(ratios.begin(), ratios.end());
+            } else {
+                std::vector<double> base_seconds;
+                for (const auto& [round, sample] : *base)
+                    if (sample.seconds > 0) base_seconds.push_back(sample.seconds);
+                if (!base_seconds.empty()) result.speedup = median(base_seconds) / result.seconds;
+            }
+        }
         results.push_back(result);
     }
     return results;
@@ -88,7 +146,11 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
         for (const auto* r : mine) {
             Series& s = series[r->config];
             s.label = r->config;
-            s.points.push_back({static_cast<double>(r->ranks), r->seconds});
+            if (r->rounds > 1)
+                s.points.push_back(
+                    {static_cast<double>(r->ranks), r->seconds, r->seconds_min, r->seconds_max});
+            else
+                s.points.push_back({static_cast<double>(r->ranks), r->seconds});
         }
         for (auto& [config, s] : series) figure.series.push_back(std::move(s));
         if (ranks.size() == 1) {
@@ -110,21 +172,32 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
 std::string format_app_summary(const std::vector<AppResult>& results) {
     if (results.empty()) return "";
     std::size_t study_width = 5, config_width = 6;
+    bool rounds = false;
     for (const auto& r : results) {
         study_width = std::max(study_width, r.study.size());
         config_width = std::max(config_width, r.config.size());
+        rounds = rounds || r.rounds > 1;
     }
-    std::string text = fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>10} {:>10} {:>9}\n", "study",
-                                   study_width, "class", "ranks", "config", config_width, "time s",
-                                   "Mop/s", "speed-up");
-    for (const auto& r : results)
-        text += fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>10.3f} {:>10} {:>9}\n", r.study,
-                            study_width, class_of(r.benchmark), r.ranks, r.config, config_width,
-                            r.seconds, r.mops ? fmt::format("{:.1f}", *r.mops) : "-",
-                            r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-");
-    text +=
-        "\ntime: the timed steps on the slowest rank (NPB's time); speed-up: simpi-none's time "
-        "over the\nconfiguration's, same study, class and ranks.\n";
+    std::string text = fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>7} {:>13} {:>10} {:>9} {:>13}\n",
+                                   "study", study_width, "class", "ranks", "config", config_width,
+                                   "time s", "min..max", "Mop/s", "speed-up", "min..max");
+    for (const auto& r : results) {
+        const std::string time_range =
+            r.rounds > 1 ? fmt::format("{:.3f}..{:.3f}", r.seconds_min, r.seconds_max) : "-";
+        const std::string speedup_range =
+            r.speedup_min ? fmt::format("{:.2f}..{:.2f}", *r.speedup_min, *r.speedup_max) : "-";
+        text +=
+            fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>7.3f} {:>13} {:>10} {:>9} {:>13}\n", r.study,
+                        study_width, class_of(r.benchmark), r.ranks, r.config, config_width,
+                        r.seconds, time_range, r.mops ? fmt::format("{:.1f}", *r.mops) : "-",
+                        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-", speedup_range);
+    }
+    text += "\ntime: the timed steps on the slowest rank (NPB's time)";
+    text += rounds ? ", median over the rounds a configuration ran (min..max);\n"
+                     "speed-up: simpi-none's time over the configuration's in the same round, "
+                     "median over\nrounds (min..max); "
+                   : ";\nspeed-up: simpi-none's time over the configuration's; ";
+    text += "simpi-none of the same study, else of another study\nwith the same class and ranks.\n";
     return text;
 }
 

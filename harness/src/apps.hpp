@@ -19,21 +19,30 @@ struct AppResult {
     std::string benchmark;  // "sp.W": the application and its class
     std::string config;
     int ranks = 0;
-    double seconds = 0;                // time_max: the slowest rank, NPB's time
-    std::optional<double> mops;        // mops_median
-    std::optional<double> speedup;     // T(simpi-none) / T(config), same study, class, ranks
+    // time_max (the slowest rank, NPB's time): median over rounds, and its range
+    double seconds = 0;
+    double seconds_min = 0, seconds_max = 0;
+    int rounds = 0;              // runs behind it (Study::rounds)
+    std::optional<double> mops;  // mops_median, median over rounds
+    // T(simpi-none) / T(config), same class and ranks, simpi-none of the same study if
+    // it ran there: the median of the per-round ratios and their range; without rounds
+    // to pair, the ratio of the medians and no range.
+    std::optional<double> speedup;
+    std::optional<double> speedup_min, speedup_max;
 };
 
 // The application rows of `rows` (suite "nas"), one result per (study, benchmark,
-// ranks, config), in that order with configurations in legend order. A key seen more
-// than once (a run repeated) keeps the last.
+// ranks, config), in that order with configurations in legend order. Runs of one key
+// in several rounds (run ids ending in .round<N>) are aggregated; a round seen twice
+// (a run repeated) keeps its last.
 std::vector<AppResult> app_results(const std::vector<Row>& rows);
 
 // One figure per (study, benchmark): bars of the time per configuration when the study
 // ran one job size, else time against ranks, one line per configuration.
 std::vector<Figure> app_figures(const std::vector<AppResult>& results);
 
-// A fixed-width table: study, benchmark, ranks, config, time, Mop/s, speed-up.
+// A fixed-width table: study, class, ranks, config, time and its range, Mop/s,
+// speed-up and its range.
 std::string format_app_summary(const std::vector<AppResult>& results);
 
 }  // namespace si::harness

@@ -40,10 +40,14 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 std::string figure_data(const Figure& figure) {
     std::string text = fmt::format("# {}\n", figure.title);
     if (figure.bars) {
-        text += "# config value\n";
-        for (const auto& series : figure.series)
-            if (!series.points.empty())
-                text += fmt::format("{} {}\n", dat_string(series.label), series.points.front().y);
+        text += "# config value [min max]\n";
+        for (const auto& series : figure.series) {
+            if (series.points.empty()) continue;
+            const Point& point = series.points.front();
+            text += fmt::format("{} {}", dat_string(series.label), point.y);
+            if (point.low && point.high) text += fmt::format(" {} {}", *point.low, *point.high);
+            text += '\n';
+        }
         return text;
     }
     text += fmt::format("# {} | {}; one block per configuration (gnuplot index 0, 1, ...)\n",
@@ -78,10 +82,17 @@ std::string figure_script(const Figure& figure) {
     if (figure.bars) {
         s += "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -30\n";
         s += "set xzeroaxis\nset yrange [*:*]\n";
+        const bool spread = std::any_of(
+            figure.series.begin(), figure.series.end(),
+            [](const Series& x) { return !x.points.empty() && x.points.front().low.has_value(); });
+        // Bars without a spread have no columns 3 and 4; gnuplot skips them there.
         s += fmt::format(
             "plot {} using 0:2:xtic(1) with boxes notitle, \\\n"
-            "     '' using 0:2:(sprintf({}, $2)) with labels offset 0,1 notitle\n",
-            data, gp_string(figure.bar_format));
+            "     '' using 0:2:(sprintf({}, $2)) with labels offset 0,1 notitle{}\n",
+            data, gp_string(figure.bar_format),
+            spread ? ", \\\n     '' using 0:2:3:4 with yerrorbars lc rgb 'black' pt 0 "
+                     "title 'min..max over rounds'"
+                   : "");
     } else {
         if (figure.x_is_size || figure.x_is_count) {
             std::set<double> xs;
@@ -271,7 +282,8 @@ bool run_gnuplot(const std::string& dir, const std::string& script,
     const auto log = (std::filesystem::path(dir) / "gnuplot.log").string();
     const auto result = run_process(command, log, 60, dir);
     if (result.exit_status == 0) return true;
-    notes.push_back(fmt::format("{}: gnuplot failed (exit {}), see {}", script, result.exit_status, log));
+    notes.push_back(
+        fmt::format("{}: gnuplot failed (exit {}), see {}", script, result.exit_status, log));
     return false;
 }
 

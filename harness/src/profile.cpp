@@ -203,7 +203,7 @@ T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin)
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
     reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
                               "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
-                              "warmup", "timeout", "args", "env", "trace"});
+                              "warmup", "timeout", "args", "env", "trace", "rounds"});
     Study study;
     const auto benchmark = reader.string(table, "benchmark");
     if (!benchmark || benchmark->empty())
@@ -247,9 +247,15 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         // option such as --sizes or --iterations would change what it computes.
         for (const char* key : {"pairs", "sizes", "min_size", "max_size", "iterations", "warmup"})
             if (table->contains(key))
-                reader.fail(key, "a study with `ranks` (an application) takes its options from `args`");
+                reader.fail(key,
+                            "a study with `ranks` (an application) takes its options from `args`");
         study.pairs.clear();
+        study.rounds = static_cast<int>(reader.integer(table, "rounds", 1, 1000).value_or(1));
     } else {
+        // A micro-benchmark interleaves its own rounds (overlap); repeated runs of one
+        // would overwrite each other's rows.
+        if (table->contains("rounds"))
+            reader.fail("rounds", "only an application study (with `ranks`) repeats its runs");
         study.pairs = pick<std::vector<int>>(own.pairs, defaults.pairs, {1});
         std::sort(study.pairs.begin(), study.pairs.end());
         study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
@@ -438,10 +444,12 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
                     configs.push_back(config);
         const auto args = benchmark_args(study);
         // pairs == 0: an application job of job_ranks ranks.
-        const auto add_run = [&](const Config& config, int pairs, int job_ranks) {
+        const auto add_run = [&](const Config& config, int pairs, int job_ranks, int round) {
             PlannedRun run;
             run.id = pairs > 0 ? fmt::format("{}.{}.p{}", study.name, config.name(), pairs)
                                : fmt::format("{}.{}.r{}", study.name, config.name(), job_ranks);
+            if (round > 0) run.id += fmt::format(".round{}", round);
+            run.round = round;
             run.study = study.name;
             run.benchmark = study.benchmark;
             run.config = config;
@@ -458,14 +466,21 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             // node; an application's whole job on one host); more would rerun a smaller
             // count under a wrong label.
             const int node_ranks = pairs > 0 ? pairs : job_ranks;
-            if (filter.cap_helpers_at_pairs && config.mode == "smart" && config.helpers > node_ranks)
+            if (filter.cap_helpers_at_pairs && config.mode == "smart" &&
+                config.helpers > node_ranks)
                 return;
             runs.push_back(std::move(run));
         };
-        for (int job_ranks : study.ranks)
-            for (const auto& config : configs) add_run(config, 0, job_ranks);
+        // Rounds interleave the configurations, so that a machine that slows down
+        // for a while slows every configuration of a round alike.
+        for (int job_ranks : study.ranks) {
+            // Round 0: the only one, whose run ids carry no round.
+            const int first = study.rounds > 1 ? 1 : 0, last = study.rounds > 1 ? study.rounds : 0;
+            for (int round = first; round <= last; ++round)
+                for (const auto& config : configs) add_run(config, 0, job_ranks, round);
+        }
         for (int pairs : study.pairs)
-            for (const auto& config : configs) add_run(config, pairs, 0);
+            for (const auto& config : configs) add_run(config, pairs, 0, 0);
     }
     return runs;
 }

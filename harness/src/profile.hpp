@@ -31,7 +31,7 @@ struct Study {
     // As listed; a simpi-smart template (helpers 0) stands for one per `helpers`.
     std::vector<Config> configs;
     std::vector<int> helpers = {1};
-    std::vector<int> pairs = {1};      // ranks = 2 x pairs; pairs span two simulated nodes
+    std::vector<int> pairs = {1};  // ranks = 2 x pairs; pairs span two simulated nodes
     // An application study (apps/nas-sp) runs jobs of these sizes instead of pairs,
     // all ranks on one node, and takes no sizes, iterations or warm-up from [defaults].
     std::vector<int> ranks;
@@ -51,6 +51,9 @@ struct Study {
     int max_ranks = 0;
     // This runtime's runs record SI_TRACE; each gets a `sibench trace` report.
     bool trace = false;
+    // An application study runs every configuration this many times, round by round
+    // (run ids end in .round<N> when above 1); the summary gives the median and range.
+    int rounds = 1;
 };
 
 // [plots]: which study feeds which figure, and the sizes figures and summary pick.
@@ -87,20 +90,21 @@ std::string find_profile(std::string_view name_or_path,
 
 // One benchmark execution.
 struct PlannedRun {
-    // "<study>.<config>.p<pairs>" (an application study: ".r<ranks>"): the log's and
-    // raw CSV's name
+    // "<study>.<config>.p<pairs>" (an application study: ".r<ranks>", and
+    // ".round<N>" with rounds): the log's and raw CSV's name
     std::string id;
     std::string study;
     std::string benchmark;
     Config config;
-    int pairs = 1;     // 0 in an application study
-    int job_ranks = 0; // an application study's job size
+    int pairs = 1;                  // 0 in an application study
+    int job_ranks = 0;              // an application study's job size
     std::vector<std::string> args;  // the benchmark's options, without --csv
     EnvList env;                    // the study's environment
     double timeout_s = 600;
     bool scaling = false;
     int max_ranks = 0;
     bool trace = false;
+    int round = 0;  // 1..Study::rounds when the study has several, else 0
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };
@@ -118,8 +122,8 @@ struct MatrixFilter {
 // Studies in profile order; in each, pair counts (or job sizes) ascending, then
 // configurations in the order listed (smart templates expanded by helper count).
 // simpi-smart with more helpers than a node's ranks (pairs, or an application's job
-// size) is left out: the runtime caps SI_HELPERS at a node's ranks. Throws ProfileError when the filter names a study the
-// profile lacks.
+// size) is left out: the runtime caps SI_HELPERS at a node's ranks. Throws ProfileError when the
+// filter names a study the profile lacks.
 std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter& filter = {});
 
 // The benchmark options a study implies: --sizes or --min-size/--max-size,

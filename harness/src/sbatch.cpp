@@ -160,10 +160,11 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
                                     benchmark_binary(run, options.build_dir + "/bin")));
                     continue;
                 }
-                const std::string id =
+                std::string id =
                     run.job_ranks > 0
                         ? fmt::format("{}.{}.n{}x{}", run.study, run.config.name(), nodes, ranks)
                         : fmt::format("{}.{}.n{}r{}", run.study, run.config.name(), nodes, rpn);
+                if (run.round > 0) id += fmt::format(".round{}", run.round);
                 const std::string csv = fmt::format("raw/{}.csv", id);
                 Command command =
                     srun_command(run, options.build_dir + "/bin", nodes, rpn, ranks, csv);

@@ -83,7 +83,10 @@ std::string runtime_name([[maybe_unused]] std::string_view library) {
 std::string progression_mode(std::string_view runtime) {
     // "none" is this runtime's documented default for SI_PROGRESS.
     if (runtime == "simpi") return env_or("SI_PROGRESS", "none");
-    return env_int_or("MPIR_CVAR_ASYNC_PROGRESS", 0) != 0 ? "async" : "default";
+    // Open MPI's only progress thread is its TCP BTL's (sibench's openmpi-async).
+    const char* knob =
+        runtime == "openmpi" ? "OMPI_MCA_btl_tcp_progress_thread" : "MPIR_CVAR_ASYNC_PROGRESS";
+    return env_int_or(knob, 0) != 0 ? "async" : "default";
 }
 
 std::string cpu_model() {

@@ -2,7 +2,10 @@
 // placement, and the time / Mop/s / speed-up results, figures and summary.
 #include "apps.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "plot.hpp"
 
 #include "profile.hpp"
 #include "sbatch.hpp"
@@ -53,10 +56,10 @@ TEST(SibenchApps, MatrixRunsJobSizesWithHelpersCappedAtTheJob) {
     std::vector<std::string> ids;
     for (const auto& run : runs) ids.push_back(run.id);
     // One rank: one helper at most.
-    EXPECT_EQ(ids, (std::vector<std::string>{
-                       "sp-w.simpi-none.r1", "sp-w.simpi-smart-h1.r1", "sp-w.mpich.r1",
-                       "sp-w.simpi-none.r4", "sp-w.simpi-smart-h1.r4", "sp-w.simpi-smart-h2.r4",
-                       "sp-w.mpich.r4"}));
+    EXPECT_EQ(ids, (std::vector<std::string>{"sp-w.simpi-none.r1", "sp-w.simpi-smart-h1.r1",
+                                             "sp-w.mpich.r1", "sp-w.simpi-none.r4",
+                                             "sp-w.simpi-smart-h1.r4", "sp-w.simpi-smart-h2.r4",
+                                             "sp-w.mpich.r4"}));
     EXPECT_EQ(runs.back().ranks(), 4);
     EXPECT_EQ(runs.back().pairs, 0);
 }
@@ -129,9 +132,101 @@ TEST(SibenchApps, SpeedUpOverSimpiNoneOfTheSameJob) {
     EXPECT_NE(table.find("sp-w"), std::string::npos) << table;
 }
 
+TEST(SibenchApps, RoundsInterleaveConfigurations) {
+    const auto runs = expand_matrix(parse_profile_text(R"(
+[[study]]
+name = "sp"
+benchmark = "sp"
+ranks = [4]
+rounds = 2
+configs = ["simpi-none", "mpich"]
+)",
+                                                       "t.toml"));
+    std::vector<std::string> ids;
+    for (const auto& run : runs) ids.push_back(run.id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"sp.simpi-none.r4.round1", "sp.mpich.r4.round1",
+                                             "sp.simpi-none.r4.round2", "sp.mpich.r4.round2"}));
+    try {
+        parse_profile_text("[[study]]\nbenchmark = \"overlap\"\nrounds = 3\n", "t.toml");
+        ADD_FAILURE() << "rounds accepted for a micro-benchmark";
+    } catch (const ProfileError& error) {
+        EXPECT_NE(std::string(error.what()).find("rounds"), std::string::npos) << error.what();
+    }
+}
+
+TEST(SibenchApps, SbatchKeepsRoundsApart) {
+    const Profile p = parse_profile_text(R"(
+[[study]]
+name = "sp"
+benchmark = "sp"
+ranks = [4]
+rounds = 2
+configs = ["simpi-none"]
+)",
+                                         "t.toml");
+    SbatchOptions o;
+    o.nodes = {2};
+    o.ranks_per_node = {2};
+    o.partition = "ib";
+    o.time = "1:00:00";
+    o.build_dir = "/b";
+    o.out_dir = "/o";
+    const SbatchPlan plan = plan_sbatch(p, o);
+    ASSERT_EQ(plan.manifest.size(), 2u);
+    EXPECT_EQ(plan.manifest[0].id, "sp.simpi-none.n2x4.round1");
+    EXPECT_EQ(plan.manifest[1].id, "sp.simpi-none.n2x4.round2");
+}
+
+TEST(SibenchApps, RoundsGiveMediansAndPairedSpeedUps) {
+    const auto in_round = [](Row row, int round) {
+        row.run = fmt::format("sp-w.{}.r4.round{}", row.config, round);
+        return row;
+    };
+    // The machine is twice as slow in round 2: the paired ratios stay 2, 2, 2.
+    std::vector<Row> rows;
+    const double none[] = {2, 4, 2.2}, smart[] = {1, 2, 1.1};
+    for (int round = 1; round <= 3; ++round) {
+        rows.push_back(in_round(sp_row("simpi-none", 4, "time_max", none[round - 1]), round));
+        rows.push_back(in_round(sp_row("simpi-smart-h1", 4, "time_max", smart[round - 1]), round));
+    }
+    rows.push_back(sp_row("mpich", 4, "time_max", 11));  // one run, no round: not paired
+    const auto results = app_results(rows);
+    ASSERT_EQ(results.size(), 3u);
+    const AppResult& smart_result = results[1];
+    EXPECT_EQ(smart_result.config, "simpi-smart-h1");
+    EXPECT_EQ(smart_result.rounds, 3);
+    EXPECT_DOUBLE_EQ(smart_result.seconds, 1.1);
+    EXPECT_DOUBLE_EQ(smart_result.seconds_min, 1);
+    EXPECT_DOUBLE_EQ(smart_result.seconds_max, 2);
+    EXPECT_DOUBLE_EQ(*smart_result.speedup, 2);
+    EXPECT_DOUBLE_EQ(*smart_result.speedup_min, 2);
+    EXPECT_DOUBLE_EQ(*smart_result.speedup_max, 2);
+    // Unpaired: the median of the baseline's rounds over its time, no range.
+    EXPECT_DOUBLE_EQ(*results[2].speedup, 2.2 / 11);
+    EXPECT_FALSE(results[2].speedup_min);
+    const std::string table = format_app_summary(results);
+    EXPECT_NE(table.find("1.000..2.000"), std::string::npos) << table;
+    EXPECT_NE(table.find("2.00..2.00"), std::string::npos) << table;
+
+    const auto figures = app_figures(results);
+    ASSERT_EQ(figures.size(), 1u);
+    EXPECT_NE(figure_script(figures[0]).find("yerrorbars"), std::string::npos);
+    EXPECT_NE(figure_data(figures[0]).find("1.1 1 2"), std::string::npos)
+        << figure_data(figures[0]);
+}
+
+TEST(SibenchApps, SpeedUpFindsTheBaselineInAnotherStudy) {
+    Row mpich = sp_row("mpich", 4, "time_max", 8);
+    mpich.study = "sp-mpich";
+    const auto results = app_results({sp_row("simpi-none", 4, "time_max", 2), mpich});
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0].study, "sp-mpich");  // studies in name order
+    EXPECT_DOUBLE_EQ(*results[0].speedup, 0.25);
+}
+
 TEST(SibenchApps, BarsForOneJobSizeLinesForSeveral) {
-    const auto one = app_figures(app_results(
-        {sp_row("simpi-none", 4, "time_max", 2), sp_row("mpich", 4, "time_max", 3)}));
+    const auto one = app_figures(
+        app_results({sp_row("simpi-none", 4, "time_max", 2), sp_row("mpich", 4, "time_max", 3)}));
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one[0].name, "sp-w-W");
     EXPECT_TRUE(one[0].bars);
