@@ -14,7 +14,7 @@ struct Region::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'5245'4749'4f4eULL;  // "SIREGION"
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kHeaderBytes = 64;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
@@ -46,6 +46,7 @@ Region Region::create(const std::string& job_id, int local_size, std::size_t icb
     h.version = kVersion;
     h.local_size = local_size;
     h.icb_slots_per_rank = icb_slots_per_rank;
+    for (int rank = 0; rank < local_size; ++rank) region.rank_block(rank).helper_block.store(-1);
     return region;
 }
 

@@ -21,36 +21,45 @@
 
 namespace si::node {
 
+// Cache lines grouped by who writes them, so that one writer's store does not
+// cost another process a miss on its critical path: the rank's lock word and
+// what never changes after MPI_Init; the doorbell, which every sender to the
+// rank writes; the interrupt thread's word and what its wakers stamp; the
+// rank's count of requests, which it writes at every posted and matched
+// receive while helpers and senders read it.
 struct alignas(64) RankBlock {
     // Word of the rank's ProgressLock (p2p/progress_lock.hpp): 0 when free.
     std::atomic<std::uint32_t> progress_lock;
     std::int32_t pid;
     std::int32_t world_rank;
+    // The HelperBlock of the helper that serves this rank (-1: none), which a
+    // sender rings after depositing an RTS when that helper sleeps.
+    std::atomic<std::int32_t> helper_block;
     // A word other ranks read with cross-memory attach at start-up, to find out
     // early whether the kernel allows it.
     std::uint64_t probe_word;
     // The rank's CPU affinity at MPI_Init, so that helpers can be placed on
     // cores no rank uses.
     cpu_set_t affinity;
-    // The interrupt thread's wake word (wake/wake_word.hpp), and the id under
-    // which a wake backend that needs one (SI_WAKE=kmod) knows its sleeper.
-    std::atomic<std::uint32_t> interrupt_word;
-    std::atomic<std::uint32_t> interrupt_handle;
     // Wake word of a thread that sleeps in MPI_Wait: whoever delivers a
     // message to this rank rings it.
-    std::atomic<std::uint32_t> doorbell;
-    // IRB entries in use, so that a helper skips a rank with none at once.
-    std::atomic<std::uint32_t> irb_in_use;
-    // Posted receives with no IRB entry (blocking ones, or the IRB was full):
-    // while there are any, no sender may deliver into this rank directly.
-    std::atomic<std::uint32_t> posted_outside_irb;
-    // When a helper last woke the interrupt thread (base/clock.hpp), so the
-    // thread can count how long it took to get a core.
-    std::atomic<std::uint64_t> woken_at_ns;
+    alignas(64) std::atomic<std::uint32_t> doorbell;
+    // The interrupt thread's wake word (wake/wake_word.hpp), and the id under
+    // which a wake backend that needs one (SI_WAKE=kmod) knows its sleeper.
+    alignas(64) std::atomic<std::uint32_t> interrupt_word;
+    std::atomic<std::uint32_t> interrupt_handle;
     // The interrupt thread's kernel id (0 until it runs), and the CPU a
     // helper last bound it to (-1: none), for SI_INTERRUPT_CPU=helper.
     std::atomic<std::int32_t> interrupt_tid;
     std::atomic<std::int32_t> interrupt_cpu;
+    // When a helper last woke the interrupt thread (base/clock.hpp), so the
+    // thread can count how long it took to get a core.
+    std::atomic<std::uint64_t> woken_at_ns;
+    // IRB entries in use, so that a helper skips a rank with none at once.
+    alignas(64) std::atomic<std::uint32_t> irb_in_use;
+    // Posted receives with no IRB entry (blocking ones, or the IRB was full):
+    // while there are any, no sender may deliver into this rank directly.
+    std::atomic<std::uint32_t> posted_outside_irb;
 };
 
 // One interrupt request (IRD): a receive's matching tuple with wildcards as
@@ -87,22 +96,28 @@ struct DeliveryWord {
 };
 inline constexpr std::size_t kIrbEntries = 64;
 
+// Three cache lines, by who writes them: ranks read `word` on every RTS and
+// receive they post (ring_helper_of) while the helper writes it only to sleep;
+// every rank of the helper writes `outstanding`; the helper writes its
+// counters at every scan. Sharing a line, each writer's store would cost the
+// others a cache miss on their critical path.
 struct alignas(64) HelperBlock {
     std::atomic<std::uint32_t> word;         // idle sleep and stop (wake/wake_word.hpp)
     std::atomic<std::uint32_t> word_handle;  // its sleeper's id for SI_WAKE=kmod
     std::atomic<std::uint32_t> stop;
-    std::atomic<std::uint32_t> outstanding;  // IRB entries in use over the ranks it serves
     std::atomic<std::int32_t> pid;
+    alignas(64) std::atomic<std::uint32_t> outstanding;  // IRB entries in use over its ranks
     // Counters, written by the helper, read at MPI_Finalize.
-    std::atomic<std::uint64_t> scans;            // ranks examined
-    std::atomic<std::uint64_t> skipped_locked;   // ... whose progress lock was held
-    std::atomic<std::uint64_t> wakes;            // interrupt threads woken
-    std::atomic<std::uint64_t> idle_sleeps;      // times it slept with nothing outstanding
-    std::atomic<std::uint64_t> cpu_ns;           // its CPU time, updated as it goes
+    alignas(64) std::atomic<std::uint64_t> scans;  // ranks examined
+    std::atomic<std::uint64_t> skipped_locked;     // ... whose progress lock was held
+    std::atomic<std::uint64_t> wakes;              // interrupt threads woken
+    std::atomic<std::uint64_t> idle_sleeps;        // times it slept with nothing outstanding
+    std::atomic<std::uint64_t> request_sleeps;     // ... with requests outstanding, no RTS for them
+    std::atomic<std::uint64_t> cpu_ns;             // its CPU time, updated as it goes
 };
 
 class Region {
-public:
+  public:
     Region() = default;
 
     // The first rank of a host creates the region; the others open it after a fence.
@@ -118,7 +133,7 @@ public:
     std::atomic<std::uint64_t>* icb(int local_index) const;
     InterruptRequest* irb(int local_index) const;
 
-private:
+  private:
     struct Header;
     Header& header() const;
 

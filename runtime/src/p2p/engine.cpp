@@ -204,6 +204,7 @@ void Engine::sent(const Outgoing& item, transport::Result result) {
         request->rts_sent_ns = monotonic_ns();
         trace::record(trace::Event::rts_sent, item.peer, request->wire_id(),
                       static_cast<std::int64_t>(request->bytes));
+        if (observer_ != nullptr) observer_->rts_sent(item.peer);
     }
 }
 
@@ -443,8 +444,12 @@ void Engine::wait(Request* request) {
     // not only SI_WAIT_SPIN_US: falling asleep just before its FIN would make
     // the reader pay for a wake-up (tens of microseconds on a virtual machine)
     // before it can return.
+    // Until then it does not even yield: with a transfer about to end, a
+    // yield hands the core to whatever else is runnable there (a helper at
+    // SCHED_IDLE, another rank) for longer than the transfer has left.
+    const auto transfer_until = expected_end(request);
     const auto spin_until =
-        std::max(std::chrono::steady_clock::now() + options_.wait_spin, expected_end(request));
+        std::max(std::chrono::steady_clock::now() + options_.wait_spin, transfer_until);
     // A receive whose sender is writing it (direct.cpp) polls until the write
     // should be over for the same reason, bounded in case the sender is gone.
     std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
@@ -479,7 +484,8 @@ void Engine::wait(Request* request) {
             lock_.unlock();
             cpu_relax();
             lock_.lock();
-        } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over)) {
+        } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
+                   (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
                    (!handed_over && std::chrono::steady_clock::now() < spin_until) ||

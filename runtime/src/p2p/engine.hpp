@@ -32,9 +32,9 @@ inline constexpr int kAnyTag = MatchSpec::kAnyTag;
 
 // A communicator as this layer sees it.
 struct CommRef {
-    std::uint16_t context = 0;       // point-to-point context; collectives use their own
-    int rank = 0;                    // my rank in the communicator
-    std::span<const int> world_of;   // communicator rank -> world rank
+    std::uint16_t context = 0;      // point-to-point context; collectives use their own
+    int rank = 0;                   // my rank in the communicator
+    std::span<const int> world_of;  // communicator rank -> world rank
     int size() const { return static_cast<int>(world_of.size()); }
 };
 
@@ -64,7 +64,7 @@ struct Delivery {
 // What asynchronous progress (SmartInterrupts) is told about the rank's own
 // MPI calls, and asked. Called with the progress lock held.
 class ProgressObserver {
-public:
+  public:
     // A receive waits in the posted-receive queue. `blocking`: its caller
     // waits for it at once (MPI_Recv, collectives) and needs no help.
     virtual void receive_posted(Request& request, bool blocking) = 0;
@@ -77,17 +77,19 @@ public:
     // True if it handed its core to such work: the caller then sleeps at once
     // instead of spinning.
     virtual bool rank_blocked() = 0;
+    // An RTS of this rank left for world rank `peer`.
+    virtual void rts_sent(int peer) = 0;
     // A rendezvous send of this rank waits for its FIN: claims the receive its
     // RTS will match at `peer`, if that rank computes and has it posted.
     virtual std::optional<DirectTarget> claim_receive(int peer, std::uint64_t tuple) = 0;
     virtual void finish_claim(const DirectTarget& target, std::size_t written, bool ok) = 0;
 
-protected:
+  protected:
     ~ProgressObserver() = default;
 };
 
 class Engine final : private transport::Events {
-public:
+  public:
     struct Options {
         std::size_t eager_limit = 16384;
         // How long wait() polls before it sleeps on the doorbell; negative: never.
@@ -140,7 +142,7 @@ public:
     const Stats& stats() const { return stats_; }
     std::size_t active_requests();
 
-private:
+  private:
     struct Unexpected;
     struct Outgoing;
 
@@ -156,7 +158,8 @@ private:
     void release_registration(Request* request);
     bool arm_transports();
     int flush_queued_sends();
-    void receive_eager(Request* request, const Tuple& tuple, const std::byte* data, std::size_t bytes);
+    void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
+                       std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
     void finish_rendezvous(Request* request);
     void complete(Request* request);

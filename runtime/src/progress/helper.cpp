@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <ctime>
@@ -26,10 +27,11 @@ using namespace std::chrono_literals;
 // Scans without work before the helper yields its core once, so that under
 // oversubscription it does not keep a rank off the CPU for a whole time slice.
 constexpr int kScansBeforeYield = 16;
-// How long a helper with nothing outstanding keeps polling before it sleeps.
-// Applications post receives in bursts; sleeping at once would make the next
-// MPI_Irecv pay a futex wake-up (a system call) and the helper a scheduling
-// delay. Polling this long costs under 1% of a core in an idle second.
+// How long a helper polls after it last had a reason to (a wake-up it issued,
+// a ring) before it sleeps. Applications communicate in bursts; sleeping at
+// once would make the next MPI_Irecv or RTS pay a wake-up (a system call) and
+// the helper a scheduling delay. Polling this long costs under 1% of a core in
+// an idle second.
 constexpr auto kIdlePolling = std::chrono::milliseconds(5);
 
 std::uint64_t process_cpu_ns() {
@@ -89,11 +91,32 @@ void move_interrupt_thread(node::RankBlock& rank, int cpu) {
         rank.interrupt_cpu.store(cpu, std::memory_order_relaxed);
 }
 
+bool rank_needs_help(const node::Region& region, int local_index) {
+    if (region.rank_block(local_index).irb_in_use.load(std::memory_order_acquire) == 0)
+        return false;
+    const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
+                                                          region.icb_slots_per_rank());
+    const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
+    return icb_asks_for_help(icb, irb);
+}
+
+bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend) {
+    const int index = region.rank_block(local_index).helper_block.load(std::memory_order_relaxed);
+    if (index < 0) return false;
+    std::atomic<std::uint32_t>& word = region.helper_block(index).word;
+    // Pairs with the fence in the helper's last look before it sleeps
+    // (run_helper): either it sees what the caller published, or the load
+    // below sees it asleep. A plain load keeps the word's cache line shared
+    // while the helper runs; only a sleeping helper costs a read-modify-write.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (wake::state_of(word.load(std::memory_order_relaxed)) != wake::kSleeping) return false;
+    return wake::wake_if_sleeping(backend, word);
+}
+
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
                          int wake_cpu) {
     node::RankBlock& rank = region.rank_block(local_index);
-    if (rank.irb_in_use.load(std::memory_order_acquire) == 0)
-        return RankVerdict::nothing_requested;
+    if (rank.irb_in_use.load(std::memory_order_acquire) == 0) return RankVerdict::nothing_requested;
     // Optimisation 1 of the thesis: a rank inside its progress engine will
     // see the RTS itself.
     if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
@@ -116,14 +139,16 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     trace::record(trace::Event::wake_issued, rank.world_rank, 0, wake_cpu);
     // Only the sleep we saw before matching: had the thread woken and slept
     // again meanwhile, it would have acted on this RTS already.
-    if (!wake::wake_if_still_sleeping(backend, rank.interrupt_word, sleep)) return RankVerdict::awake;
+    if (!wake::wake_if_still_sleeping(backend, rank.interrupt_word, sleep))
+        return RankVerdict::awake;
     return RankVerdict::woken;
 }
 
 void count_verdict(node::HelperBlock& counters, RankVerdict verdict) {
     if (verdict == RankVerdict::nothing_requested) return;
     counters.scans.fetch_add(1, std::memory_order_relaxed);
-    if (verdict == RankVerdict::locked) counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
+    if (verdict == RankVerdict::locked)
+        counters.skipped_locked.fetch_add(1, std::memory_order_relaxed);
     if (verdict == RankVerdict::woken) counters.wakes.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -135,25 +160,39 @@ void run_helper(const node::Region& region, wake::Backend& backend,
         node::RankBlock& served = region.rank_block(rank);
         backend.attach_waker(served.interrupt_word, served.interrupt_handle);
     }
+    // The helper's last look before sleeping: nothing to do, or something a
+    // ring would have announced. Its fence pairs with ring_helper_of's.
+    const auto nothing_to_do = [&] {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (block.stop.load() != 0) return false;
+        if (block.outstanding.load() == 0) return true;
+        if (!assignment.rung_by_senders) return false;
+        return std::none_of(assignment.ranks.begin(), assignment.ranks.end(),
+                            [&](int rank) { return rank_needs_help(region, rank); });
+    };
     int fruitless = 0;
-    auto idle_since = std::chrono::steady_clock::now();
+    auto quiet_since = std::chrono::steady_clock::now();  // last reason to poll
     while (block.stop.load(std::memory_order_acquire) == 0) {
-        if (block.outstanding.load() == 0) {
+        const bool outstanding = block.outstanding.load() != 0;
+        if (!outstanding || assignment.rung_by_senders) {
             const auto now = std::chrono::steady_clock::now();
-            if (now - idle_since < kIdlePolling) {
+            if (now - quiet_since >= kIdlePolling) {
+                block.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
+                (outstanding ? block.request_sleeps : block.idle_sleeps)
+                    .fetch_add(1, std::memory_order_relaxed);
+                const wake::SleepResult result =
+                    wake::sleep(backend, block.word, 1s, nothing_to_do);
+                // Poll again when rung or when there is work; after a timeout,
+                // sleep on.
+                if (result != wake::SleepResult::timed_out)
+                    quiet_since = std::chrono::steady_clock::now();
+                continue;
+            }
+            if (!outstanding) {
                 ::sched_yield();
                 continue;
             }
-            block.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
-            block.idle_sleeps.fetch_add(1, std::memory_order_relaxed);
-            const wake::SleepResult result = wake::sleep(backend, block.word, 1s, [&] {
-                return block.outstanding.load() == 0 && block.stop.load() == 0;
-            });
-            // Poll again only when a rank woke us; after a timeout, sleep on.
-            if (result != wake::SleepResult::timed_out) idle_since = std::chrono::steady_clock::now();
-            continue;
         }
-        idle_since = std::chrono::steady_clock::now();
         bool woke = false;
         const int wake_cpu = assignment.wake_on_own_cpu ? ::sched_getcpu() : -1;
         for (int rank : assignment.ranks) {
@@ -161,6 +200,9 @@ void run_helper(const node::Region& region, wake::Backend& backend,
             count_verdict(block, verdict);
             woke |= verdict == RankVerdict::woken;
         }
+        // A helper that must poll while requests are outstanding counts them as
+        // a reason to poll, as before it sleeps with nothing outstanding.
+        if (woke || !assignment.rung_by_senders) quiet_since = std::chrono::steady_clock::now();
         // After a wake-up the helper steps aside at once: when the woken
         // thread was queued on this core, it runs now rather than after our
         // time slice.
@@ -198,7 +240,8 @@ int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
     if (assignment.shares_cores) {
         sched_param unused{};
         if (::sched_setscheduler(0, SCHED_IDLE, &unused) != 0)
-            log::warn("SmartInterrupts helper: cannot switch to SCHED_IDLE; it competes with ranks");
+            log::warn(
+                "SmartInterrupts helper: cannot switch to SCHED_IDLE; it competes with ranks");
     }
     trace::restart_as(fmt::format("helper{}", assignment.block));
     trace::set_thread_role(trace::Thread::helper);

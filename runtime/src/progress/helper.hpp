@@ -5,7 +5,11 @@
 //
 // A helper never touches the transport. With nothing outstanding in the IRBs
 // of its ranks it sleeps on its own wake word, and the rank that posts the
-// first interrupt request wakes it: an idle helper costs no CPU.
+// first interrupt request wakes it: an idle helper costs no CPU. When every
+// sender to its ranks rings it (the whole job on one host), it also sleeps
+// while requests are outstanding but no RTS is there for them, and a sender
+// that deposits an RTS, or a rank that posts a request, rings it
+// (ring_helper_of): a receive that waits for seconds costs no core either.
 #pragma once
 
 #include <span>
@@ -27,7 +31,16 @@ struct HelperAssignment {
     // SI_INTERRUPT_CPU=helper: bind an interrupt thread to the CPU this
     // helper runs on before waking it.
     bool wake_on_own_cpu = false;
+    // Every sender to its ranks rings it after depositing an RTS: it may sleep
+    // with requests outstanding. False when RTSs also arrive from other hosts,
+    // which only polling sees.
+    bool rung_by_senders = false;
 };
+
+// Wakes the helper that serves local rank `local_index` if it sleeps, after
+// the caller published what the helper may act on (an RTS in the rank's ICB,
+// an IRB entry). True if it fired a wake-up (a system call).
+bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend);
 
 // True if an RTS tuple in `icb` matches an active request in `irb`.
 bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
@@ -39,6 +52,9 @@ enum class RankVerdict { nothing_requested, locked, awake, no_match, woken };
 // Helpers and ranks blocked in MPI both call it; it changes no counter.
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
                          int wake_cpu = -1);
+// True if an RTS in the ICB of local rank `local_index` matches one of its
+// interrupt requests (the helper's test before sleeping with requests).
+bool rank_needs_help(const node::Region& region, int local_index);
 // A helper's counters: ranks examined, skipped as locked, woken.
 void count_verdict(node::HelperBlock& counters, RankVerdict verdict);
 

@@ -41,7 +41,8 @@ NodeLayout node_layout(const node::Locality& locality, int requested_helpers) {
     const int my_node = locality.node_of[locality.world_rank];
     for (int rank : locality.host_ranks) {
         if (locality.node_of[rank] != my_node) continue;
-        if (rank == locality.world_rank) layout.my_position = static_cast<int>(layout.members.size());
+        if (rank == locality.world_rank)
+            layout.my_position = static_cast<int>(layout.members.size());
         layout.members.push_back(locality.local_index_of[rank]);
     }
     layout.helpers = std::min<int>(requested_helpers, static_cast<int>(layout.members.size()));
@@ -62,7 +63,8 @@ struct HelperPlacement {
     bool shares_cores = true;
 };
 
-std::vector<HelperPlacement> helper_placement(const node::Region& region, const NodeLayout& layout) {
+std::vector<HelperPlacement> helper_placement(const node::Region& region,
+                                              const NodeLayout& layout) {
     std::vector<int> host_cpus;
     std::vector<std::vector<int>> rank_cpus;
     for (int member = 0; member < region.local_size(); ++member) {
@@ -86,7 +88,8 @@ std::vector<HelperPlacement> helper_placement(const node::Region& region, const 
         return placement;
     }
     std::vector<int> rank_core;
-    for (const std::vector<int>& cpus : rank_cpus) rank_core.push_back(node::core_cpu_of(topology, cpus));
+    for (const std::vector<int>& cpus : rank_cpus)
+        rank_core.push_back(node::core_cpu_of(topology, cpus));
     for (int g = 0; g < layout.helpers; ++g)
         if (auto own = node::helper_cpus(topology, rank_core, g, layout.helpers))
             placement[static_cast<std::size_t>(g)] = HelperPlacement{std::move(*own), false};
@@ -105,8 +108,11 @@ void allow_every_cpu() {
 
 SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
                              const node::Locality& locality, const config::Settings& settings)
-    : engine_(engine), region_(region), settings_(settings),
-      local_index_(locality.local_index()), world_rank_(locality.world_rank),
+    : engine_(engine),
+      region_(region),
+      settings_(settings),
+      local_index_(locality.local_index()),
+      world_rank_(locality.world_rank),
       local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
       block_(region.rank_block(local_index_)),
       backend_(wake::make_backend(settings.wake)),
@@ -114,15 +120,20 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
     for (int rank : locality.host_ranks)
         local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
     const NodeLayout layout = node_layout(locality, settings.helpers);
-    helper_ = &region.helper_block(helper_block_of(layout, layout.my_position));
+    const int my_helper = helper_block_of(layout, layout.my_position);
+    helper_ = &region.helper_block(my_helper);
+    block_.helper_block.store(my_helper, std::memory_order_relaxed);
     // Before the thread starts and before a helper can see the word sleeping.
     backend_->attach_sleeper(block_.interrupt_word, block_.interrupt_handle);
     block_.interrupt_cpu.store(-1, std::memory_order_relaxed);
-    backend_->attach_waker(helper_->word, helper_->word_handle);
-    // rank_blocked() may wake any interrupt thread of the host.
+    // rank_blocked() may wake any interrupt thread of the host, and a send
+    // any helper of the host (ring_helper_of).
     for (int index = 0; index < region.local_size(); ++index) {
         node::RankBlock& other = region.rank_block(index);
-        if (index != local_index_) backend_->attach_waker(other.interrupt_word, other.interrupt_handle);
+        if (index != local_index_)
+            backend_->attach_waker(other.interrupt_word, other.interrupt_handle);
+        node::HelperBlock& helper = region.helper_block(index);
+        backend_->attach_waker(helper.word, helper.word_handle);
     }
     if (layout.my_position == 0) {
         // Helpers are forked now, before this process has runtime threads.
@@ -130,12 +141,12 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
         for (int g = 0; g < layout.helpers; ++g) {
             HelperAssignment assignment;
             assignment.block = helper_block_of(layout, g);
-            node::HelperBlock& helper = region.helper_block(assignment.block);
-            if (&helper != helper_) backend_->attach_waker(helper.word, helper.word_handle);
             assignment.cpus = placement[static_cast<std::size_t>(g)].cpus;
             assignment.shares_cores = placement[static_cast<std::size_t>(g)].shares_cores;
             assignment.wake_on_own_cpu =
                 settings.interrupt_placement == config::InterruptPlacement::helper;
+            // Senders on other hosts deposit RTSs without ringing.
+            assignment.rung_by_senders = locality.local_size() == locality.world_size;
             for (std::size_t p = static_cast<std::size_t>(g); p < layout.members.size();
                  p += static_cast<std::size_t>(layout.helpers))
                 assignment.ranks.push_back(layout.members[p]);
@@ -160,8 +171,8 @@ SmartProgress::~SmartProgress() {
 // ---- interrupt requests (called with the progress lock held) ------------------
 
 void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
-    const bool without_entry = blocking || helper_lost_.load(std::memory_order_relaxed) ||
-                               free_entries_ == 0;
+    const bool without_entry =
+        blocking || helper_lost_.load(std::memory_order_relaxed) || free_entries_ == 0;
     if (without_entry) {
         if (!blocking && free_entries_ == 0) ++stats_.irb_full;
         // Counted, so that no sender delivers into this rank meanwhile: it
@@ -183,9 +194,16 @@ void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
     request.irb_entry = entry;
     ++stats_.interrupt_requests;
     block_.irb_in_use.fetch_add(1, std::memory_order_release);
-    // The first request outstanding at this helper wakes it from its idle
-    // sleep; it re-checks `outstanding` after arming (wake/wake_word.hpp).
-    if (helper_->outstanding.fetch_add(1) == 0) wake::wake_if_sleeping(*backend_, helper_->word);
+    helper_->outstanding.fetch_add(1);
+    // A sleeping helper learns of the request (it may match an RTS already
+    // in the ICB); one that polls sees it.
+    if (ring_helper_of(region_, local_index_, *backend_)) ++stats_.helper_rings;
+}
+
+void SmartProgress::rts_sent(int peer) {
+    const int local = local_of_world_[static_cast<std::size_t>(peer)];
+    if (local >= 0 && local != local_index_ && ring_helper_of(region_, local, *backend_))
+        ++stats_.helper_rings;
 }
 
 // Beyond the thesis: a rank blocked in MPI does a helper's scan of the other
@@ -227,8 +245,8 @@ void SmartProgress::run_interrupt_thread() {
     trace::set_thread_role(trace::Thread::interrupt);
     p2p::ProgressLock& lock = engine_.lock();
     while (!helper_lost_.load(std::memory_order_relaxed)) {
-        const wake::SleepResult result = wake::sleep(*backend_, block_.interrupt_word,
-                                                     kLivenessPeriod, [this] { return !stop_.load(); });
+        const wake::SleepResult result = wake::sleep(
+            *backend_, block_.interrupt_word, kLivenessPeriod, [this] { return !stop_.load(); });
         if (stop_.load()) return;
         if (result == wake::SleepResult::timed_out) {
             check_helper_alive();
@@ -266,9 +284,10 @@ void SmartProgress::check_helper_alive() {
     pollfd exited{helper_pidfd_, POLLIN, 0};
     if ((helper_pidfd_ >= 0 && ::poll(&exited, 1, 0) != 1) || helper_->stop.load() != 0) return;
     helper_lost_.store(true, std::memory_order_relaxed);
-    log::warn("SmartInterrupts helper (pid {}) died; this rank continues without asynchronous "
-              "progress",
-              helper_->pid.load());
+    log::warn(
+        "SmartInterrupts helper (pid {}) died; this rank continues without asynchronous "
+        "progress",
+        helper_->pid.load());
 }
 
 // ---- helpers and counters --------------------------------------------------------
@@ -302,6 +321,7 @@ std::vector<Counter> SmartProgress::counters() const {
         {"irb_full", stats_.irb_full},
         {"blocked_scans", stats_.blocked_scans},
         {"blocked_wakes", stats_.blocked_wakes},
+        {"helper_rings", stats_.helper_rings},
         {"wakeups", wakeups_.load()},
         {"futile_wakeups", futile_wakeups_.load()},
         {"late_wakeups", late_wakeups_.load()},
@@ -316,6 +336,7 @@ std::vector<Counter> SmartProgress::counters() const {
         out.emplace_back(prefix + "skipped_locked", helper.skipped_locked.load());
         out.emplace_back(prefix + "wakes", helper.wakes.load());
         out.emplace_back(prefix + "idle_sleeps", helper.idle_sleeps.load());
+        out.emplace_back(prefix + "request_sleeps", helper.request_sleeps.load());
         out.emplace_back(prefix + "cpu_us", helper.cpu_ns.load() / 1000);
     }
     return out;

@@ -33,6 +33,7 @@ struct InterruptStats {
     std::uint64_t irb_full = 0;            // receives that found the IRB full
     std::uint64_t blocked_scans = 0;       // ranks it examined while blocked in MPI
     std::uint64_t blocked_wakes = 0;       // ... whose interrupt thread it woke
+    std::uint64_t helper_rings = 0;        // sleeping helpers its sends and receives woke
 };
 
 using Counter = std::pair<std::string, std::uint64_t>;
@@ -41,9 +42,9 @@ using Counter = std::pair<std::string, std::uint64_t>;
 inline constexpr int kOutsideIrb = -2;
 
 class SmartProgress final : private p2p::ProgressObserver {
-public:
-    SmartProgress(p2p::Engine& engine, const node::Region& region,
-                  const node::Locality& locality, const config::Settings& settings);
+  public:
+    SmartProgress(p2p::Engine& engine, const node::Region& region, const node::Locality& locality,
+                  const config::Settings& settings);
     // Stops the interrupt thread; the first rank of a node also stops the
     // node's helpers, so every rank of the node must be done communicating.
     ~SmartProgress();
@@ -55,11 +56,12 @@ public:
     std::vector<Counter> counters() const;
     void stop_helpers();
 
-private:
+  private:
     void receive_posted(p2p::Request& request, bool blocking) override;
     p2p::ReceiveClaim take_receive(p2p::Request& request, int peer) override;
     p2p::Delivery delivery_of(p2p::Request& request) override;
     bool rank_blocked() override;
+    void rts_sent(int peer) override;
     std::optional<p2p::DirectTarget> claim_receive(int peer, std::uint64_t tuple) override;
     void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
     void run_interrupt_thread();

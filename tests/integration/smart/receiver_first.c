@@ -5,7 +5,7 @@
  * the data is in the buffer before MPI_Wait; without it (mode none) nothing
  * can move it before MPI_Wait.
  *
- *   receiver_first arrives|stays [wildcard] [bytes]
+ *   receiver_first arrives|stays [wildcard|-] [bytes] [sender delay s]
  *
  * Ranks pair up (0->1, 2->3, ...). "arrives" requires the data before
  * MPI_Wait, "stays" requires it not to be there. With "arrives" no rank may
@@ -13,7 +13,10 @@
  * counters must also show how the data came: written by the blocked sender
  * itself (direct_deliveries, the default), or with SI_DIRECT_WRITE=off
  * through at least one wake-up of the interrupt thread, never a futile or
- * late one.
+ * late one. A sender delay well beyond the helpers' polling period (0.5 s)
+ * lets the helper fall asleep with the receive outstanding: a single-host
+ * job's sender must ring it when its RTS is there (helper_rings), and the
+ * helper must have slept (request_sleeps).
  * Reading a receive buffer before MPI_Wait is outside the MPI standard; this
  * test does it on purpose, to observe progress.
  */
@@ -58,6 +61,8 @@ static int direct_write(void) {
     return setting == NULL || strcmp(setting, "off") != 0;
 }
 
+static double g_sender_delay = 0.005;
+
 /* notes[r]: 1 if receiver r had to wait for its data (it had not arrived
  * during MPI_Barrier, whose own progress may already have moved it). */
 static int g_expect_arrival;
@@ -78,6 +83,13 @@ static int check_no_lost_wakeups(int nranks) {
 static int check_receiver_counters(int nranks, const int* notes) {
     int errs = g_expect_arrival ? check_no_lost_wakeups(nranks) : 0;
     if (!smart_mode()) return errs;
+    if (g_sender_delay >= 0.5) {
+        const long long slept = stats_sum(0, "helper", "_request_sleeps");
+        errs += MT_CHECK(slept >= 1, "no helper slept with the receives outstanding (%lld)", slept);
+        long long rings = 0;
+        for (int r = 0; r < nranks - (nranks % 2); r += 2) rings += stats_counter(r, "helper_rings");
+        errs += MT_CHECK(rings >= 1, "no sender rang a sleeping helper");
+    }
     for (int r = 1; r < nranks - (nranks % 2); r += 2) {
         if (!notes[r]) continue;
         const long long wakeups = stats_counter(r, "wakeups");
@@ -112,12 +124,13 @@ static int check_receiver_counters(int nranks, const int* notes) {
 
 int main(int argc, char** argv) {
     if (argc < 2 || (strcmp(argv[1], "arrives") != 0 && strcmp(argv[1], "stays") != 0)) {
-        fprintf(stderr, "usage: receiver_first arrives|stays [wildcard] [bytes]\n");
+        fprintf(stderr, "usage: receiver_first arrives|stays [wildcard|-] [bytes] [sender delay s]\n");
         return 2;
     }
     const int expect_arrival = g_expect_arrival = strcmp(argv[1], "arrives") == 0;
     const int wildcard = argc > 2 && strcmp(argv[2], "wildcard") == 0;
     const size_t bytes = argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 20;
+    if (argc > 4) g_sender_delay = atof(argv[4]);
     stats_enable();
     mtest_init(&argc, &argv);
     int errs = 0, rank = 0, size = 0, had_to_wait = 0;
@@ -131,7 +144,7 @@ int main(int argc, char** argv) {
     if (paired && sender) {
         mtest_fill(buffer, bytes, 100 + (unsigned)rank);
         MPI_Barrier(MPI_COMM_WORLD);
-        work_until(0.005, NULL, NULL);  // let the receiver compute first
+        work_until(g_sender_delay, NULL, NULL);  // let the receiver compute first
         MPI_Send(buffer, (int)bytes, MPI_BYTE, rank + 1, 7, MPI_COMM_WORLD);
     } else if (paired) {
         unsigned char expected[64];
@@ -144,7 +157,8 @@ int main(int argc, char** argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         const struct Tail tail = {buffer, expected, bytes - sizeof expected, sizeof expected};
         had_to_wait = !tail_arrived(&tail);
-        const double waited = work_until(expect_arrival ? 5.0 : 0.2, tail_arrived, &tail);
+        const double waited =
+            work_until(expect_arrival ? 5.0 + g_sender_delay : 0.2, tail_arrived, &tail);
         const int arrived = tail_arrived(&tail);
         MPI_Status status;
         MPI_Wait(&request, &status);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "p2p/tuple.hpp"
 #include "wake/backends.hpp"
 
@@ -15,7 +18,7 @@ using p2p::Tuple;
 
 // A node region of two ranks, as a helper sees it.
 class HelperTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         region_ = node::Region::create("helper-test-" + std::to_string(::getpid()), 2, 8);
         region_.unlink();
@@ -104,6 +107,42 @@ TEST_F(HelperTest, IdleHelperSleepsAndStops) {
     wake::post(*backend_, counters().word);
     helper.join();
     EXPECT_EQ(counters().scans.load(), 0u) << "nothing was outstanding: no scans";
+}
+
+TEST_F(HelperTest, HelperRungBySendersSleepsWithRequestsAndWakesOnTheRing) {
+    HelperAssignment assignment{0, {0, 1}, {}};
+    assignment.rung_by_senders = true;
+    rank_block(0).helper_block.store(0);
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    request(0, 0, MatchSpec{1, 1, 5});
+    counters().outstanding.store(1);
+    std::thread helper([&] { run_helper(region_, *backend_, assignment); });
+    // No RTS for the request: after its polling period the helper sleeps.
+    while (counters().request_sleeps.load() == 0) std::this_thread::yield();
+    while (wake::state_of(counters().word.load()) != wake::kSleeping) std::this_thread::yield();
+    EXPECT_EQ(counters().wakes.load(), 0u);
+    // A sender deposits the RTS, then rings: the helper wakes the rank's thread.
+    arrive(0, 2, Tuple{MessageKind::rts, 1, 1, 5});
+    EXPECT_TRUE(ring_helper_of(region_, 0, *backend_));
+    while (counters().wakes.load() == 0) std::this_thread::yield();
+    EXPECT_EQ(rank_block(0).interrupt_word.load(), wake::kWoken);
+    EXPECT_FALSE(ring_helper_of(region_, 1, *backend_)) << "rank 1 has no helper: nothing to ring";
+    counters().stop.store(1);
+    wake::post(*backend_, counters().word);
+    helper.join();
+}
+
+TEST_F(HelperTest, HelperNotRungBySendersPollsWhileRequestsWait) {
+    HelperAssignment assignment{0, {0, 1}, {}};
+    request(0, 0, MatchSpec{1, 1, 5});
+    counters().outstanding.store(1);
+    std::thread helper([&] { run_helper(region_, *backend_, assignment); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_EQ(counters().request_sleeps.load(), 0u) << "an RTS from another host rings nobody";
+    EXPECT_GT(counters().scans.load(), 0u);
+    counters().stop.store(1);
+    wake::post(*backend_, counters().word);
+    helper.join();
 }
 
 }  // namespace
