@@ -37,6 +37,12 @@ bool ResultIndex::has_study(const std::string& study) const {
     return configs_.contains(study);
 }
 
+std::vector<std::string> ResultIndex::studies() const {
+    std::vector<std::string> names;
+    for (const auto& [study, configs] : configs_) names.push_back(study);
+    return names;
+}
+
 std::vector<std::string> ResultIndex::configs(const std::string& study) const {
     std::vector<std::string> names;
     if (auto found = configs_.find(study); found != configs_.end())
@@ -92,9 +98,10 @@ std::vector<Series> spread_vs_size(const ResultIndex& index, const std::string& 
         for (auto size : index.sizes(study)) {
             const auto y = index.value(study, config, pairs, size, measurement + "_median");
             if (!y || std::isnan(*y)) continue;
-            series.points.push_back({static_cast<double>(size), *y,
-                                     index.value(study, config, pairs, size, measurement + "_min"),
-                                     index.value(study, config, pairs, size, measurement + "_max")});
+            series.points.push_back(
+                {static_cast<double>(size), *y,
+                 index.value(study, config, pairs, size, measurement + "_min"),
+                 index.value(study, config, pairs, size, measurement + "_max")});
         }
         if (!series.points.empty()) result.push_back(std::move(series));
     }

@@ -39,6 +39,8 @@ class ResultIndex {
                                               int pairs, std::uint64_t size,
                                               const std::string& metric) const;
     [[nodiscard]] bool has_study(const std::string& study) const;
+    // Every study with rows, in name order.
+    [[nodiscard]] std::vector<std::string> studies() const;
     // In legend order (config_name_less).
     [[nodiscard]] std::vector<std::string> configs(const std::string& study) const;
     [[nodiscard]] std::vector<int> pairs(const std::string& study) const;

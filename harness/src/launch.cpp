@@ -80,7 +80,9 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site) {
     namespace fs = std::filesystem;
     switch (run.config.runtime) {
         case Runtime::simpi:
-            if (!fs::exists(fs::path(site.bin_dir) / "sirun"))
+            if (run.launcher == "hydra" && site.hydra.empty())
+                return "launcher mpiexec.hydra not found in PATH (Debian: mpich or hydra)";
+            if (run.launcher != "hydra" && !fs::exists(fs::path(site.bin_dir) / "sirun"))
                 return fmt::format("launcher not built: {}/sirun", site.bin_dir);
             break;
         case Runtime::mpich:
@@ -113,8 +115,11 @@ Command local_command(const PlannedRun& run, const LaunchSite& site, const std::
             const double limit = run.timeout_s > 20
                                      ? std::floor(run.timeout_s - 5)
                                      : std::max(1.0, std::floor(run.timeout_s * 0.75));
-            command.argv = {(std::filesystem::path(site.bin_dir) / "sirun").string(), "-n", ranks,
-                            "--timeout", fmt::format("{}", limit)};
+            if (run.launcher == "hydra")
+                command.argv = {site.hydra.empty() ? "mpiexec.hydra" : site.hydra, "-n", ranks};
+            else
+                command.argv = {(std::filesystem::path(site.bin_dir) / "sirun").string(), "-n",
+                                ranks, "--timeout", fmt::format("{}", limit)};
             break;
         }
         case Runtime::mpich:

@@ -35,7 +35,8 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site);
 
 // The command for one host. simpi: SI_PROGRESS, SI_HELPERS (smart) and SI_NODE_SIZE =
 // pairs, so that rank i and its partner i + pairs sit on two simulated nodes; sirun's
-// own --timeout ends a hung job a little before sibench would. MPICH: mpiexec.hydra,
+// own --timeout ends a hung job a little before sibench would (launcher "hydra":
+// mpiexec.hydra instead, without that timeout). MPICH: mpiexec.hydra,
 // async adding MPIR_CVAR_ASYNC_PROGRESS=1 and SI_BENCH_THREAD_MULTIPLE=1 (MPICH
 // starts its progress thread only at MPI_THREAD_MULTIPLE).
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path);

@@ -203,7 +203,7 @@ T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin)
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
     reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
                               "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
-                              "warmup", "timeout", "args", "env", "trace", "rounds"});
+                              "warmup", "timeout", "args", "env", "trace", "rounds", "launcher"});
     Study study;
     const auto benchmark = reader.string(table, "benchmark");
     if (!benchmark || benchmark->empty())
@@ -220,6 +220,9 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
     study.scaling = reader.boolean(table, "scaling").value_or(false);
     study.trace = reader.boolean(table, "trace").value_or(false);
+    study.launcher = reader.string(table, "launcher").value_or("sirun");
+    if (study.launcher != "sirun" && study.launcher != "hydra")
+        reader.fail("launcher", "sirun or hydra (how this runtime's runs start)");
     study.max_ranks = static_cast<int>(reader.integer(table, "max_ranks", 1, 1 << 24).value_or(0));
 
     Settings own = read_settings(reader, table);
@@ -461,6 +464,7 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             run.scaling = study.scaling;
             run.trace = study.trace && config.runtime == Runtime::simpi;
             run.max_ranks = study.max_ranks;
+            run.launcher = study.launcher;
             if (run.max_ranks > 0 && run.ranks() > run.max_ranks) return;
             // SI_HELPERS is capped at a node's rank count (pairs ranks per simulated
             // node; an application's whole job on one host); more would rerun a smaller

@@ -51,6 +51,9 @@ struct Study {
     int max_ranks = 0;
     // This runtime's runs record SI_TRACE; each gets a `sibench trace` report.
     bool trace = false;
+    // How this runtime's runs start on one machine: "sirun", or "hydra" (MPICH's
+    // mpiexec.hydra, which this runtime's PMI-1 client also speaks).
+    std::string launcher = "sirun";
     // An application study runs every configuration this many times, round by round
     // (run ids end in .round<N> when above 1); the summary gives the median and range.
     int rounds = 1;
@@ -104,7 +107,8 @@ struct PlannedRun {
     bool scaling = false;
     int max_ranks = 0;
     bool trace = false;
-    int round = 0;  // 1..Study::rounds when the study has several, else 0
+    int round = 0;                   // 1..Study::rounds when the study has several, else 0
+    std::string launcher = "sirun";  // Study::launcher
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };

@@ -63,15 +63,20 @@ Summary summarize(const ResultIndex& index, const PlotSpec& plots) {
             if (name == config) line.footprint = kib;
         summary.lines.push_back(std::move(line));
     }
-    summary.scalability_study = plots.scalability;
-    for (const auto& config : index.configs(plots.scalability))
-        for (int pairs : index.pairs(plots.scalability)) {
-            PairsLine line{config, pairs, {}};
-            for (auto size : summary.sizes)
-                line.overlap.push_back(
-                    index.value(plots.scalability, config, pairs, size, "overlap_median"));
-            summary.by_pairs.push_back(std::move(line));
-        }
+    for (const auto& study : index.studies()) {
+        const auto metrics = index.metrics(study);
+        if (study == plots.overlap ||
+            std::find(metrics.begin(), metrics.end(), "overlap_median") == metrics.end())
+            continue;
+        for (const auto& config : index.configs(study))
+            for (int pairs : index.pairs(study)) {
+                StudyLine line{study, config, pairs, {}};
+                for (auto size : summary.sizes)
+                    line.overlap.push_back(
+                        index.value(study, config, pairs, size, "overlap_median"));
+                summary.other_overlap.push_back(std::move(line));
+            }
+    }
     return summary;
 }
 
@@ -82,7 +87,11 @@ std::string format_summary(const Summary& summary) {
     };
     std::size_t name_width = 6;
     for (const auto& line : summary.lines) name_width = std::max(name_width, line.config.size());
-    for (const auto& line : summary.by_pairs) name_width = std::max(name_width, line.config.size());
+    std::size_t study_width = 5;
+    for (const auto& line : summary.other_overlap) {
+        name_width = std::max(name_width, line.config.size());
+        study_width = std::max(study_width, line.study.size());
+    }
     std::string header = fmt::format("{:<{}}", "config", name_width);
     for (auto size : summary.sizes)
         header += fmt::format(" {:>13}", "overlap " + format_size(size));
@@ -107,7 +116,8 @@ std::string format_summary(const Summary& summary) {
     // what the sender's delay alone gives any runtime, so that a floor is not read
     // as overlap.
     text += fmt::format("\n{:<{}}", "", name_width);
-    for (auto size : summary.sizes) text += fmt::format(" {:>21}", "at T_lat/floor " + format_size(size));
+    for (auto size : summary.sizes)
+        text += fmt::format(" {:>21}", "at T_lat/floor " + format_size(size));
     text += '\n';
     for (const auto& line : summary.lines) {
         std::string row = fmt::format("{:<{}}", line.config, name_width);
@@ -122,14 +132,17 @@ std::string format_summary(const Summary& summary) {
         "runtime shows; overhead: latency_median minus simpi-none's;\n"
         "footprint: footprint_after_mean (own Pss + a share of the helpers') minus simpi-none's,\n"
         "per rank.\n";
-    if (!summary.by_pairs.empty()) {
-        text += fmt::format("\noverlap by pairs (study {}, 2 simulated nodes)\n{:<{}} {:>5}",
-                            summary.scalability_study, "config", name_width, "pairs");
+    if (!summary.other_overlap.empty()) {
+        text += fmt::format(
+            "\noverlap in the other studies that measured it (what each changes: the profile;\n"
+            "pairs span 2 simulated nodes)\n{:<{}} {:<{}} {:>5}",
+            "study", study_width, "config", name_width, "pairs");
         for (auto size : summary.sizes)
             text += fmt::format(" {:>13}", "overlap " + format_size(size));
         text += '\n';
-        for (const auto& line : summary.by_pairs) {
-            std::string row = fmt::format("{:<{}} {:>5}", line.config, name_width, line.pairs);
+        for (const auto& line : summary.other_overlap) {
+            std::string row = fmt::format("{:<{}} {:<{}} {:>5}", line.study, study_width,
+                                          line.config, name_width, line.pairs);
             for (const auto& v : line.overlap) row += fmt::format(" {:>13}", cell(v, "{:.1f}"));
             text += row + '\n';
         }

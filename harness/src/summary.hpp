@@ -15,16 +15,18 @@ namespace si::harness {
 
 struct SummaryLine {
     std::string config;
-    std::vector<std::optional<double>> overlap;   // %, per size; NaN: no T_syn was valid
+    std::vector<std::optional<double>> overlap;         // %, per size; NaN: no T_syn was valid
     std::vector<std::optional<double>> overlap_at_lat;  // %, at T_syn = T_lat
     std::vector<std::optional<double>> floor;           // %, the sender-delay floor
-    std::vector<std::optional<double>> overhead;  // us, per size
-    std::optional<double> footprint;              // KiB
+    std::vector<std::optional<double>> overhead;        // us, per size
+    std::optional<double> footprint;                    // KiB
 };
 
-// Overlap of one configuration at a pair count of the scalability study (with
-// more pairs than cores: the oversubscribed scenario), per summary size.
-struct PairsLine {
+// Overlap of one configuration at one pair count of another study that measured
+// overlap (the oversubscribed scalability study, another launcher or binding),
+// per summary size.
+struct StudyLine {
+    std::string study;
     std::string config;
     int pairs = 0;
     std::vector<std::optional<double>> overlap;  // %, per size; NaN: no T_syn was valid
@@ -33,9 +35,8 @@ struct PairsLine {
 struct Summary {
     std::vector<std::uint64_t> sizes;
     std::vector<SummaryLine> lines;
-    std::string scalability_study;
-    std::vector<PairsLine> by_pairs;
-    std::vector<std::string> notes;  // what could not be derived, and why
+    std::vector<StudyLine> other_overlap;  // studies in name order
+    std::vector<std::string> notes;        // what could not be derived, and why
 };
 
 Summary summarize(const ResultIndex& index, const PlotSpec& plots);

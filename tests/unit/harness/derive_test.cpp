@@ -149,24 +149,31 @@ TEST(SibenchSummary, TableOfOverlapOverheadFootprint) {
     EXPECT_NE(text.find("+0.50"), std::string::npos) << text;
     EXPECT_NE(text.find("+500"), std::string::npos) << text;
     EXPECT_TRUE(summary.notes.empty());
-    EXPECT_EQ(text.find("overlap by pairs"), std::string::npos) << text;
+    EXPECT_EQ(text.find("other studies"), std::string::npos) << text;
 }
 
-TEST(SibenchSummary, OverlapByPairsOfTheScalabilityStudy) {
+TEST(SibenchSummary, OverlapOfTheOtherOverlapStudies) {
     PlotSpec plots;
     plots.summary_sizes = {k64, k256};
     const ResultIndex index(
         {make_row("scalability", "simpi-smart-h1", 2, k256, "overlap_median", 71.5),
-         make_row("scalability", "simpi-none", 2, k256, "overlap_median", 12)});
+         make_row("scalability", "simpi-none", 2, k256, "overlap_median", 12),
+         make_row("overlap-hydra", "simpi-smart-h1", 1, k64, "overlap_median", 93),
+         make_row("overlap", "simpi-smart-h1", 1, k64, "overlap_median", 95),
+         make_row("latency", "simpi-none", 1, k64, "latency_median", 10)});
     const Summary summary = summarize(index, plots);
-    ASSERT_EQ(summary.by_pairs.size(), 2u);
-    EXPECT_EQ(summary.by_pairs[1].config, "simpi-smart-h1");
-    EXPECT_EQ(summary.by_pairs[1].pairs, 2);
-    EXPECT_FALSE(summary.by_pairs[1].overlap[0]);  // no 64k
-    EXPECT_DOUBLE_EQ(*summary.by_pairs[1].overlap[1], 71.5);
+    ASSERT_EQ(summary.other_overlap.size(), 3u);  // not overlap itself, not latency
+    EXPECT_EQ(summary.other_overlap[0].study, "overlap-hydra");
+    EXPECT_DOUBLE_EQ(*summary.other_overlap[0].overlap[0], 93);
+    EXPECT_EQ(summary.other_overlap[2].study, "scalability");
+    EXPECT_EQ(summary.other_overlap[2].config, "simpi-smart-h1");
+    EXPECT_EQ(summary.other_overlap[2].pairs, 2);
+    EXPECT_FALSE(summary.other_overlap[2].overlap[0]);  // no 64k
+    EXPECT_DOUBLE_EQ(*summary.other_overlap[2].overlap[1], 71.5);
     const std::string text = format_summary(summary);
-    EXPECT_NE(text.find("overlap by pairs (study scalability"), std::string::npos) << text;
+    EXPECT_NE(text.find("overlap in the other studies"), std::string::npos) << text;
     EXPECT_NE(text.find("71.5"), std::string::npos) << text;
+    EXPECT_NE(text.find("overlap-hydra"), std::string::npos) << text;
 }
 
 TEST(SibenchPlot, ScriptsAndDataForOneFigure) {

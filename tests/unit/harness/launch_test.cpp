@@ -1,0 +1,54 @@
+// Command lines of one host's runs: which launcher, which environment.
+#include "launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "profile.hpp"
+
+namespace si::harness {
+namespace {
+
+PlannedRun smart_run(const std::string& launcher) {
+    const Profile profile = parse_profile_text(
+        "[[study]]\nname = \"o\"\nbenchmark = \"overlap\"\nconfigs = [\"simpi-smart\"]\n"
+        "launcher = \"" +
+            launcher + "\"\n",
+        "t.toml");
+    return expand_matrix(profile).at(0);
+}
+
+bool has_env(const Command& command, const std::string& key, const std::string& value) {
+    return std::find(command.env.begin(), command.env.end(), std::pair{key, value}) !=
+           command.env.end();
+}
+
+TEST(SibenchLaunch, ThisRuntimeUnderSirunOrHydra) {
+    const LaunchSite site{"/b/bin", "/usr/bin/mpiexec.hydra", ""};
+    const Command sirun = local_command(smart_run("sirun"), site, "x.csv");
+    EXPECT_EQ(sirun.argv.at(0), "/b/bin/sirun");
+    const Command hydra = local_command(smart_run("hydra"), site, "x.csv");
+    ASSERT_GE(hydra.argv.size(), 4u);
+    EXPECT_EQ(hydra.argv[0], "/usr/bin/mpiexec.hydra");
+    EXPECT_EQ(hydra.argv[3], "/b/bin/overlap") << "this runtime's binary, not the .mpich twin";
+    for (const Command* command : {&sirun, &hydra}) {
+        EXPECT_TRUE(has_env(*command, "SI_PROGRESS", "smart")) << command->display();
+        EXPECT_TRUE(has_env(*command, "SI_NODE_SIZE", "1")) << command->display();
+    }
+    EXPECT_NE(
+        missing_reason(smart_run("hydra"), LaunchSite{"/b/bin", "", ""}).find("mpiexec.hydra"),
+        std::string::npos);
+}
+
+TEST(SibenchLaunch, UnknownLauncherIsRefused) {
+    try {
+        smart_run("srun");
+        ADD_FAILURE() << "launcher srun accepted";
+    } catch (const ProfileError& error) {
+        EXPECT_NE(std::string(error.what()).find("launcher"), std::string::npos) << error.what();
+    }
+}
+
+}  // namespace
+}  // namespace si::harness
