@@ -27,11 +27,13 @@ constexpr std::size_t kLearnFromBytes = 64 * 1024;
 constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
 // How long a rank must have waited before it acts for a peer that seems to
 // compute (writes the data of its send itself, scans for sleeping interrupt
-// threads). A peer inside MPI takes an RTS within about a microsecond here;
-// acting sooner races with it, and a copy or scan that wins the race costs
-// the latency it was meant to save (a copy into a buffer hot in the other
-// core's cache runs at half the speed of that core's own read at 64 KiB).
-constexpr std::uint64_t kBlockedGraceNs = 2000;
+// threads). A peer inside MPI takes an RTS within 0.5 us (90th percentile on
+// the 2-vCPU VM); acting sooner races with it, and a copy or scan that wins
+// the race costs the latency it was meant to save (a copy into a buffer hot
+// in the other core's cache runs at half the speed of that core's own read at
+// 64 KiB). Each microsecond more delays the copy for a peer that computes:
+// 2 us cost about 8 points of overlap at 64 KiB at T_syn = T_lat.
+constexpr std::uint64_t kBlockedGraceNs = 1000;
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
