@@ -144,7 +144,14 @@ int main(int argc, char** argv) {
     if (paired && sender) {
         mtest_fill(buffer, bytes, 100 + (unsigned)rank);
         MPI_Barrier(MPI_COMM_WORLD);
-        work_until(g_sender_delay, NULL, NULL);  // let the receiver compute first
+        // Let the receiver compute first. A long delay is the helper-sleeps
+        // scenario: the sender idles, so that the SCHED_IDLE helper has a
+        // core to fall asleep on rather than depending on the scheduler's
+        // leftovers with every core computing.
+        if (g_sender_delay >= 0.5)
+            idle_for(g_sender_delay);
+        else
+            work_until(g_sender_delay, NULL, NULL);
         MPI_Send(buffer, (int)bytes, MPI_BYTE, rank + 1, 7, MPI_COMM_WORLD);
     } else if (paired) {
         unsigned char expected[64];

@@ -25,4 +25,11 @@ static inline double work_until(double seconds, int (*done)(const void*), const 
     return work_now() - start;
 }
 
+/* Idles (sleeps) for about `seconds`, leaving the core to others. */
+static inline void idle_for(double seconds) {
+    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&left, &left) != 0) {
+    }
+}
+
 #endif
