@@ -2,6 +2,7 @@
  * mpi.h of the SmartInterrupts runtime (libsimpi).
  *
  * Standard MPI names and semantics for the subset this runtime implements.
+ * Each MPI_x call also exists as PMPI_x (the profiling interface).
  * Handles are integers; the bits above bit 26 tell which kind of object a
  * handle names, so a communicator passed where a datatype is expected is
  * reported as such instead of being misread.
@@ -183,99 +184,128 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_ERR_PROC_ABORTED 25
 #define MPI_ERR_LASTCODE 0x3fffffff
 
+/* ---- the profiling interface ------------------------------------------ */
+/* Every call exists twice, as the standard's profiling interface asks:
+ * PMPI_x is the implementation, MPI_x a weak alias of it. A tool defines its
+ * own MPI_x, which the linker prefers, and calls PMPI_x from it; the library
+ * itself only ever calls PMPI_x, so a wrapper sees each user call once. */
+#define SI_MPI_CALL(type, name, params) \
+    type name params;                   \
+    type P##name params
+
 /* ---- environment ------------------------------------------------------- */
-int MPI_Init(int *argc, char ***argv);
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-int MPI_Finalize(void);
-int MPI_Initialized(int *flag);
-int MPI_Finalized(int *flag);
-int MPI_Query_thread(int *provided);
-int MPI_Is_thread_main(int *flag);
-int MPI_Abort(MPI_Comm comm, int errorcode);
-int MPI_Get_version(int *version, int *subversion);
-int MPI_Get_library_version(char *version, int *resultlen);
-int MPI_Get_processor_name(char *name, int *resultlen);
-double MPI_Wtime(void);
-double MPI_Wtick(void);
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-int MPI_Free_mem(void *base);
-int MPI_Pcontrol(const int level, ...);
+SI_MPI_CALL(int, MPI_Init, (int *argc, char ***argv));
+SI_MPI_CALL(int, MPI_Init_thread, (int *argc, char ***argv, int required, int *provided));
+SI_MPI_CALL(int, MPI_Finalize, (void));
+SI_MPI_CALL(int, MPI_Initialized, (int *flag));
+SI_MPI_CALL(int, MPI_Finalized, (int *flag));
+SI_MPI_CALL(int, MPI_Query_thread, (int *provided));
+SI_MPI_CALL(int, MPI_Is_thread_main, (int *flag));
+SI_MPI_CALL(int, MPI_Abort, (MPI_Comm comm, int errorcode));
+SI_MPI_CALL(int, MPI_Get_version, (int *version, int *subversion));
+SI_MPI_CALL(int, MPI_Get_library_version, (char *version, int *resultlen));
+SI_MPI_CALL(int, MPI_Get_processor_name, (char *name, int *resultlen));
+SI_MPI_CALL(double, MPI_Wtime, (void));
+SI_MPI_CALL(double, MPI_Wtick, (void));
+SI_MPI_CALL(int, MPI_Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+SI_MPI_CALL(int, MPI_Free_mem, (void *base));
+SI_MPI_CALL(int, MPI_Pcontrol, (const int level, ...));
 
 /* ---- errors ------------------------------------------------------------ */
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                               MPI_Errhandler *errhandler);
-int MPI_Errhandler_free(MPI_Errhandler *errhandler);
-int MPI_Error_string(int errorcode, char *string, int *resultlen);
-int MPI_Error_class(int errorcode, int *errorclass);
+SI_MPI_CALL(int, MPI_Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+SI_MPI_CALL(int, MPI_Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Comm_create_errhandler,
+            (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Errhandler_free, (MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Error_string, (int errorcode, char *string, int *resultlen));
+SI_MPI_CALL(int, MPI_Error_class, (int errorcode, int *errorclass));
 
 /* ---- communicators ----------------------------------------------------- */
-int MPI_Comm_rank(MPI_Comm comm, int *rank);
-int MPI_Comm_size(MPI_Comm comm, int *size);
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int MPI_Comm_free(MPI_Comm *comm);
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+SI_MPI_CALL(int, MPI_Comm_rank, (MPI_Comm comm, int *rank));
+SI_MPI_CALL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
+SI_MPI_CALL(int, MPI_Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Comm_free, (MPI_Comm *comm));
+SI_MPI_CALL(int, MPI_Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+SI_MPI_CALL(int, MPI_Comm_set_name, (MPI_Comm comm, const char *comm_name));
+SI_MPI_CALL(int, MPI_Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+SI_MPI_CALL(int, MPI_Comm_get_attr,
+            (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 
 /* ---- point-to-point ---------------------------------------------------- */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status *status);
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request);
-int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request);
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request *request);
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status);
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
-int MPI_Wait(MPI_Request *request, MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[]);
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                MPI_Status *status);
-int MPI_Request_free(MPI_Request *request);
+SI_MPI_CALL(int, MPI_Send,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Ssend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Recv,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status));
+SI_MPI_CALL(int, MPI_Isend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Issend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Irecv,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Sendrecv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+SI_MPI_CALL(int, MPI_Wait, (MPI_Request *request, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Waitall,
+            (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]));
+SI_MPI_CALL(int, MPI_Waitany,
+            (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Waitsome,
+            (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+             MPI_Status array_of_statuses[]));
+SI_MPI_CALL(int, MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Testall,
+            (int count, MPI_Request array_of_requests[], int *flag,
+             MPI_Status array_of_statuses[]));
+SI_MPI_CALL(int, MPI_Testany,
+            (int count, MPI_Request array_of_requests[], int *index, int *flag,
+             MPI_Status *status));
+SI_MPI_CALL(int, MPI_Request_free, (MPI_Request *request));
 
 /* ---- datatypes --------------------------------------------------------- */
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_commit(MPI_Datatype *datatype);
-int MPI_Type_free(MPI_Datatype *datatype);
-int MPI_Type_size(MPI_Datatype datatype, int *size);
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+SI_MPI_CALL(int, MPI_Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_commit, (MPI_Datatype *datatype));
+SI_MPI_CALL(int, MPI_Type_free, (MPI_Datatype *datatype));
+SI_MPI_CALL(int, MPI_Type_size, (MPI_Datatype datatype, int *size));
+SI_MPI_CALL(int, MPI_Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
 
 /* ---- collectives ------------------------------------------------------- */
-int MPI_Barrier(MPI_Comm comm);
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm);
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm);
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
-int MPI_Op_free(MPI_Op *op);
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op);
+SI_MPI_CALL(int, MPI_Barrier, (MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Bcast,
+            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Reduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Allreduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Gather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Scatter,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
+SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
+SI_MPI_CALL(int, MPI_Reduce_local,
+            (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,8 @@ using si::datatype::Type;
 
 extern "C" {
 
-int MPI_Barrier(MPI_Comm comm) {
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm) {
     Call call("MPI_Barrier");
     Communicator* c = nullptr;
     if (int rc = start(call, comm, c)) return rc;
@@ -73,7 +74,8 @@ int MPI_Barrier(MPI_Comm comm) {
     return finish(call, coll::barrier(collective_context(*c, &detail)), detail);
 }
 
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     Call call("MPI_Bcast");
     Communicator* c = nullptr;
     const Type* type = nullptr;
@@ -87,8 +89,9 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
                   detail);
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm) {
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm) {
     Call call("MPI_Reduce");
     Communicator* c = nullptr;
     const Type* type = nullptr;
@@ -111,8 +114,9 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
                   detail);
 }
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm) {
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm) {
     Call call("MPI_Allreduce");
     Communicator* c = nullptr;
     const Type* type = nullptr;
@@ -129,8 +133,9 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                   detail);
 }
 
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Gather");
     Communicator* c = nullptr;
     const Type* stype = nullptr;
@@ -161,8 +166,9 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                   detail);
 }
 
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Scatter");
     Communicator* c = nullptr;
     const Type* stype = nullptr;
@@ -192,8 +198,9 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                   detail);
 }
 
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Allgather");
     Communicator* c = nullptr;
     const Type* stype = nullptr;
@@ -210,8 +217,9 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   detail);
 }
 
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Alltoall");
     Communicator* c = nullptr;
     const Type* stype = nullptr;

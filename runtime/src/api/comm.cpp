@@ -38,7 +38,8 @@ int create(Call& call, const Communicator& parent, std::vector<int> world_of, in
 
 extern "C" {
 
-int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
     Call call("MPI_Comm_rank");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -48,7 +49,8 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int* size) {
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
     Call call("MPI_Comm_size");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -58,7 +60,8 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     Call call("MPI_Comm_dup");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -67,7 +70,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     return create(call, *c, c->world_of, c->rank, true, newcomm);
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     Call call("MPI_Comm_split");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -99,7 +103,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return create(call, *c, std::move(world_of), new_rank, color != MPI_UNDEFINED, newcomm);
 }
 
-int MPI_Comm_free(MPI_Comm* comm) {
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm* comm) {
     Call call("MPI_Comm_free");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(comm, "comm")) return rc;
@@ -112,7 +117,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     Call call("MPI_Comm_compare");
     if (int rc = call.initialized()) return rc;
     Communicator* a = nullptr;
@@ -133,7 +139,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     Call call("MPI_Comm_set_name");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -143,7 +150,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     Call call("MPI_Comm_get_name");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -155,7 +163,8 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
     Call call("MPI_Comm_get_attr");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;

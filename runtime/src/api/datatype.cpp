@@ -30,7 +30,8 @@ using namespace si::api;
 
 extern "C" {
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
     Call call("MPI_Type_contiguous");
     if (int rc = call.count(count)) return rc;
     const si::datatype::Type* old = nullptr;
@@ -43,7 +44,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) 
     return MPI_SUCCESS;
 }
 
-int MPI_Type_commit(MPI_Datatype* datatype) {
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype* datatype) {
     Call call("MPI_Type_commit");
     if (int rc = call.not_null(datatype, "datatype")) return rc;
     const si::datatype::Type* type = nullptr;
@@ -53,7 +55,8 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
     return MPI_SUCCESS;
 }
 
-int MPI_Type_free(MPI_Datatype* datatype) {
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype* datatype) {
     Call call("MPI_Type_free");
     if (int rc = call.not_null(datatype, "datatype")) return rc;
     const si::datatype::Type* type = nullptr;
@@ -66,7 +69,8 @@ int MPI_Type_free(MPI_Datatype* datatype) {
     return MPI_SUCCESS;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int* size) {
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
     Call call("MPI_Type_size");
     if (int rc = call.not_null(size, "size")) return rc;
     const si::datatype::Type* type = nullptr;
@@ -76,7 +80,8 @@ int MPI_Type_size(MPI_Datatype datatype, int* size) {
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
     Call call("MPI_Type_get_extent");
     if (int rc = call.not_null(lb, "lb")) return rc;
     if (int rc = call.not_null(extent, "extent")) return rc;
@@ -87,7 +92,8 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
     return MPI_SUCCESS;
 }
 
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
     Call call("MPI_Op_create");
     if (int rc = call.not_null(reinterpret_cast<const void*>(user_fn), "user_fn")) return rc;
     if (int rc = call.not_null(op, "op")) return rc;
@@ -96,7 +102,8 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
     return MPI_SUCCESS;
 }
 
-int MPI_Op_free(MPI_Op* op) {
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op* op) {
     Call call("MPI_Op_free");
     if (int rc = call.not_null(op, "op")) return rc;
     const si::datatype::Op* found = si::datatype::lookup_op(*op);
@@ -111,8 +118,9 @@ int MPI_Op_free(MPI_Op* op) {
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op) {
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op) {
     Call call("MPI_Reduce_local");
     const si::datatype::Type* type = nullptr;
     if (int rc = call.message(inbuf, count, datatype, type, "inbuf")) return rc;

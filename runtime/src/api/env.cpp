@@ -48,9 +48,11 @@ void copy_out(const std::string& text, char* out, int capacity, int* length) {
 
 extern "C" {
 
-int MPI_Init(int*, char***) { return initialize("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int*, char***) { return initialize("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
 
-int MPI_Init_thread(int*, char***, int required, int* provided) {
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
         si::log::error("MPI_Init_thread: required = {} is not a thread level (valid: "
                        "MPI_THREAD_SINGLE=0 .. MPI_THREAD_MULTIPLE=3)",
@@ -64,7 +66,8 @@ int MPI_Init_thread(int*, char***, int required, int* provided) {
     return initialize("MPI_Init_thread", required, provided);
 }
 
-int MPI_Finalize(void) {
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void) {
     Call call("MPI_Finalize");
     if (int rc = call.initialized()) return rc;
     std::lock_guard lock(g_init_mutex);
@@ -76,19 +79,22 @@ int MPI_Finalize(void) {
     return MPI_SUCCESS;
 }
 
-int MPI_Initialized(int* flag) {
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int* flag) {
     if (flag == nullptr) return MPI_ERR_ARG;
     *flag = Runtime::get() != nullptr || Runtime::finalized_flag();
     return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int* flag) {
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int* flag) {
     if (flag == nullptr) return MPI_ERR_ARG;
     *flag = Runtime::finalized_flag();
     return MPI_SUCCESS;
 }
 
-int MPI_Query_thread(int* provided) {
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int* provided) {
     Call call("MPI_Query_thread");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(provided, "provided")) return rc;
@@ -96,7 +102,8 @@ int MPI_Query_thread(int* provided) {
     return MPI_SUCCESS;
 }
 
-int MPI_Is_thread_main(int* flag) {
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int* flag) {
     Call call("MPI_Is_thread_main");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(flag, "flag")) return rc;
@@ -104,28 +111,32 @@ int MPI_Is_thread_main(int* flag) {
     return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode) {
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
     Call call("MPI_Abort");
     if (int rc = call.initialized()) return rc;
     si::log::error("MPI_Abort(communicator {:#x}, errorcode {}) ends the job", comm, errorcode);
     abort_job(errorcode, "MPI_Abort");
 }
 
-int MPI_Get_version(int* version, int* subversion) {
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int* version, int* subversion) {
     if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char* version, int* resultlen) {
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char* version, int* resultlen) {
     if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
     copy_out("SmartInterrupts runtime (libsimpi), MPI 3.1 subset", version,
              MPI_MAX_LIBRARY_VERSION_STRING, resultlen);
     return MPI_SUCCESS;
 }
 
-int MPI_Get_processor_name(char* name, int* resultlen) {
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char* name, int* resultlen) {
     Call call("MPI_Get_processor_name");
     if (int rc = call.not_null(name, "name")) return rc;
     if (int rc = call.not_null(resultlen, "resultlen")) return rc;
@@ -135,19 +146,22 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
     return MPI_SUCCESS;
 }
 
-double MPI_Wtime(void) {
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void) {
     timespec now{};
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-double MPI_Wtick(void) {
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void) {
     timespec resolution{};
     ::clock_getres(CLOCK_MONOTONIC, &resolution);
     return static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
 }
 
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     Call call("MPI_Alloc_mem");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(baseptr, "baseptr")) return rc;
@@ -162,13 +176,15 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     return MPI_SUCCESS;
 }
 
-int MPI_Free_mem(void* base) {
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void* base) {
     Call call("MPI_Free_mem");
     if (int rc = call.initialized()) return rc;
     std::free(base);
     return MPI_SUCCESS;
 }
 
-int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
 
 }  // extern "C"

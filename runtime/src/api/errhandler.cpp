@@ -38,7 +38,8 @@ using namespace si::api;
 
 extern "C" {
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     Call call("MPI_Comm_set_errhandler");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -53,7 +54,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     Call call("MPI_Comm_get_errhandler");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -63,7 +65,9 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
+                                MPI_Errhandler* errhandler) {
     Call call("MPI_Comm_create_errhandler");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(reinterpret_cast<const void*>(function), "function")) return rc;
@@ -75,7 +79,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errha
     return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     Call call("MPI_Errhandler_free");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(errhandler, "errhandler")) return rc;
@@ -90,7 +95,8 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
     return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     if (string == nullptr || resultlen == nullptr || error_class_of(errorcode) < 0) {
         if (string != nullptr && resultlen != nullptr) {
             *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d",
@@ -106,7 +112,8 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
     return MPI_SUCCESS;
 }
 
-int MPI_Error_class(int errorcode, int* errorclass) {
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int* errorclass) {
     if (errorclass == nullptr) return MPI_ERR_ARG;
     const int error_class = error_class_of(errorcode);
     if (error_class < 0) return MPI_ERR_ARG;

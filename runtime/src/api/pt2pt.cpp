@@ -70,7 +70,8 @@ using namespace si::api;
 
 extern "C" {
 
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Send", buf, count, datatype, dest, tag, comm,
                             si::p2p::SendMode::standard, request))
@@ -78,7 +79,9 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     return blocking("MPI_Send", request, MPI_STATUS_IGNORE);
 }
 
-int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm) {
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
                             si::p2p::SendMode::synchronous, request))
@@ -86,8 +89,9 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     return blocking("MPI_Ssend", request, MPI_STATUS_IGNORE);
 }
 
-int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request* request) {
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
     Call call("MPI_Isend");
     if (int rc = call.not_null(request, "request")) return rc;
     si::p2p::Request* started = nullptr;
@@ -98,8 +102,9 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     return MPI_SUCCESS;
 }
 
-int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
     Call call("MPI_Issend");
     if (int rc = call.not_null(request, "request")) return rc;
     si::p2p::Request* started = nullptr;
@@ -110,16 +115,18 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     return MPI_SUCCESS;
 }
 
-int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status* status) {
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status) {
     si::p2p::Request* request = nullptr;
     if (int rc = start_receive("MPI_Recv", buf, count, datatype, source, tag, comm, true, request))
         return rc;
     return blocking("MPI_Recv", request, status);
 }
 
-int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request* request) {
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
     Call call("MPI_Irecv");
     if (int rc = call.not_null(request, "request")) return rc;
     si::p2p::Request* started = nullptr;
@@ -129,9 +136,10 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     return MPI_SUCCESS;
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status* status) {
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status) {
     // Check everything before starting anything, so an error leaves nothing posted.
     Call call("MPI_Sendrecv");
     Communicator* c = nullptr;
@@ -155,7 +163,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return send_rc != MPI_SUCCESS ? send_rc : receive_rc;
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
     Call call("MPI_Iprobe");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -169,7 +178,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     return MPI_SUCCESS;
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     Call call("MPI_Probe");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
@@ -187,7 +197,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     }
 }
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     Call call("MPI_Get_count");
     if (int rc = call.not_null(status, "status")) return rc;
     if (int rc = call.not_null(count, "count")) return rc;

@@ -110,7 +110,8 @@ using namespace si::api;
 
 extern "C" {
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     Call call("MPI_Wait");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(request, "request")) return rc;
@@ -125,7 +126,8 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     return finish_request("MPI_Wait", r, status);
 }
 
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     Call call("MPI_Test");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(request, "request")) return rc;
@@ -143,7 +145,8 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return finish_request("MPI_Test", r, status);
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     Call call("MPI_Waitall");
     if (int rc = call.initialized()) return rc;
     thread_local std::vector<si::p2p::Request*> r;
@@ -169,7 +172,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
 }
 
-int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
     Call call("MPI_Testall");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(flag, "flag")) return rc;
@@ -179,10 +183,11 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
     *flag = std::all_of(r.begin(), r.end(),
                         [](const si::p2p::Request* q) { return q == nullptr || is_done(q); });
     if (!*flag) return MPI_SUCCESS;
-    return MPI_Waitall(count, requests, statuses);
+    return PMPI_Waitall(count, requests, statuses);
 }
 
-int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
     Call call("MPI_Waitany");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(index, "index")) return rc;
@@ -207,7 +212,8 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
     return finish_request("MPI_Waitany", r[done], status);
 }
 
-int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
     Call call("MPI_Testany");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(index, "index")) return rc;
@@ -231,8 +237,9 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
     return MPI_SUCCESS;
 }
 
-int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                  MPI_Status statuses[]) {
     Call call("MPI_Waitsome");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(outcount, "outcount")) return rc;
@@ -268,7 +275,8 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
     return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
 }
 
-int MPI_Request_free(MPI_Request* request) {
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request* request) {
     Call call("MPI_Request_free");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(request, "request")) return rc;
