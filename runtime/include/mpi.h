@@ -29,6 +29,7 @@ typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
+typedef int MPI_Message;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -108,6 +109,13 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_NO_OP ((MPI_Op)0x0c00000e)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x10000000)
+
+#define MPI_MESSAGE_NULL ((MPI_Message)0x24000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x24000001)
+
+/* Bytes of the attached buffer (MPI_Buffer_attach) each buffered send takes
+ * beyond its data. */
+#define MPI_BSEND_OVERHEAD 64
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
@@ -272,6 +280,59 @@ SI_MPI_CALL(int, MPI_Testany,
             (int count, MPI_Request array_of_requests[], int *index, int *flag,
              MPI_Status *status));
 SI_MPI_CALL(int, MPI_Request_free, (MPI_Request *request));
+SI_MPI_CALL(int, MPI_Testsome,
+            (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+             MPI_Status array_of_statuses[]));
+SI_MPI_CALL(int, MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Cancel, (MPI_Request *request));
+SI_MPI_CALL(int, MPI_Test_cancelled, (const MPI_Status *status, int *flag));
+SI_MPI_CALL(int, MPI_Status_set_cancelled, (MPI_Status *status, int flag));
+SI_MPI_CALL(int, MPI_Rsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Irsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Sendrecv_replace,
+            (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Status *status));
+
+/* Buffered sends. */
+SI_MPI_CALL(int, MPI_Buffer_attach, (void *buffer, int size));
+SI_MPI_CALL(int, MPI_Buffer_detach, (void *buffer_addr, int *size));
+SI_MPI_CALL(int, MPI_Bsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Ibsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+
+/* Persistent requests. */
+SI_MPI_CALL(int, MPI_Send_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ssend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Rsend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Bsend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Recv_init,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Start, (MPI_Request *request));
+SI_MPI_CALL(int, MPI_Startall, (int count, MPI_Request array_of_requests[]));
+
+/* Matched probes: the message found can only be received by MPI_Mrecv/Imrecv. */
+SI_MPI_CALL(int, MPI_Mprobe,
+            (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+                               MPI_Message *message, MPI_Status *status));
+SI_MPI_CALL(int, MPI_Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                             MPI_Status *status));
+SI_MPI_CALL(int, MPI_Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                              MPI_Request *request));
 
 /* ---- datatypes --------------------------------------------------------- */
 SI_MPI_CALL(int, MPI_Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "api/errors.hpp"
+#include "api/pt2pt.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -70,6 +71,8 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) {
 int PMPI_Finalize(void) {
     Call call("MPI_Finalize");
     if (int rc = call.initialized()) return rc;
+    // Buffered sends still in flight are delivered, as MPI_Buffer_detach would.
+    flush_buffered_sends();
     std::lock_guard lock(g_init_mutex);
     try {
         Runtime::stop();

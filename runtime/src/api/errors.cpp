@@ -227,6 +227,8 @@ const char* kind_name(int handle) {
         case 6: return "a group";
         case 7: return "a window";
         case 8: return "an info object";
+        case 9: return "a message";
+        case 10: return "a persistent request";
         default: return "not a handle of this MPI library";
     }
 }

@@ -17,6 +17,8 @@ enum class HandleKind : int {
     group = 6,
     window = 7,
     info = 8,
+    message = 9,             // MPI_Message
+    persistent_request = 10, // an MPI_Request made by MPI_*_init
 };
 
 constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
@@ -33,6 +35,8 @@ const char* kind_name(int handle);
 
 static_assert(MPI_COMM_WORLD == make_handle(HandleKind::communicator, 1));
 static_assert(MPI_REQUEST_NULL == make_handle(HandleKind::request, 0));
+static_assert(MPI_MESSAGE_NULL == make_handle(HandleKind::message, 0));
+static_assert(MPI_MESSAGE_NO_PROC == make_handle(HandleKind::message, 1));
 static_assert(MPI_ERRORS_RETURN == make_handle(HandleKind::errhandler, 2));
 
 }  // namespace si::api

@@ -1,14 +1,15 @@
 // Point-to-point entry points: argument checks, then the p2p engine.
+#include "api/pt2pt.hpp"
+
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "api/errors.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
-#include "base/cpu.hpp"
 
 namespace si::api {
-
-namespace {
 
 // The checks every send shares; fills comm and type on success.
 int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -61,8 +62,6 @@ int blocking(const char* function, p2p::Request* request, MPI_Status* status) {
     Runtime::get()->engine->wait(request);
     return finish_request(function, request, status);
 }
-
-}  // namespace
 
 }  // namespace si::api
 
@@ -163,38 +162,56 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     return send_rc != MPI_SUCCESS ? send_rc : receive_rc;
 }
 
-#pragma weak MPI_Iprobe = PMPI_Iprobe
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-    Call call("MPI_Iprobe");
-    if (int rc = call.initialized()) return rc;
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+    Call call("MPI_Sendrecv_replace");
     Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
-    if (int rc = call.source(*c, source)) return rc;
-    if (int rc = call.receive_tag(tag)) return rc;
-    if (int rc = call.not_null(flag, "flag")) return rc;
-    auto found = Runtime::get()->engine->iprobe(source, tag, c->ref(), c->p2p_context());
-    *flag = found.has_value();
-    if (found) fill_status(status, *found, true);
-    return MPI_SUCCESS;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = check_send(call, buf, count, datatype, dest, sendtag, comm, c, type)) return rc;
+    if (int rc = check_receive(call, buf, count, datatype, source, recvtag, comm, c, type))
+        return rc;
+    // The message arrives in a copy while the original is being sent.
+    const std::size_t bytes = message_bytes(count, *type);
+    std::vector<std::byte> incoming(bytes);
+    si::p2p::Engine& engine = *Runtime::get()->engine;
+    si::p2p::Request* receive = engine.irecv(incoming.data(), bytes, source, recvtag, c->ref(),
+                                             c->p2p_context(), true);
+    si::p2p::Request* send = engine.isend(buf, bytes, dest, sendtag, c->ref(), c->p2p_context(),
+                                          si::p2p::SendMode::standard);
+    receive->owner = send->owner = comm;
+    engine.wait(send);
+    engine.wait(receive);
+    const std::size_t received = receive->result.bytes;
+    const int send_rc = finish_request("MPI_Sendrecv_replace", send, MPI_STATUS_IGNORE);
+    const int receive_rc = finish_request("MPI_Sendrecv_replace", receive, status);
+    if (received > 0) std::memcpy(buf, incoming.data(), received);
+    return send_rc != MPI_SUCCESS ? send_rc : receive_rc;
 }
 
-#pragma weak MPI_Probe = PMPI_Probe
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-    Call call("MPI_Probe");
-    if (int rc = call.initialized()) return rc;
-    Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
-    if (int rc = call.source(*c, source)) return rc;
-    if (int rc = call.receive_tag(tag)) return rc;
-    si::p2p::Engine& engine = *Runtime::get()->engine;
-    for (;;) {
-        // iprobe runs a progress pass itself before it looks.
-        if (auto found = engine.iprobe(source, tag, c->ref(), c->p2p_context())) {
-            fill_status(status, *found, true);
-            return MPI_SUCCESS;
-        }
-        si::cpu_relax();
-    }
+// Ready mode promises that the receive is posted; a standard send honours
+// that promise as well (MPICH does the same on shared memory).
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm) {
+    si::p2p::Request* request = nullptr;
+    if (int rc = start_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::standard, request))
+        return rc;
+    return blocking("MPI_Rsend", request, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Irsend");
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* started = nullptr;
+    if (int rc = start_send("MPI_Irsend", buf, count, datatype, dest, tag, comm,
+                            si::p2p::SendMode::standard, started))
+        return rc;
+    *request = handle_of(started);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Get_count = PMPI_Get_count

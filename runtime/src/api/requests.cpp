@@ -8,7 +8,6 @@
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
-#include "base/cpu.hpp"
 
 namespace si::api {
 
@@ -28,6 +27,11 @@ void set_empty_status(MPI_Status* status) {
 int resolve_one(Call& call, MPI_Request handle, p2p::Request*& out, int position = -1) {
     out = nullptr;
     if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    // An inactive persistent request is treated as a null one.
+    if (const PersistentRequest* persistent = find_persistent(handle)) {
+        out = persistent->active;
+        return MPI_SUCCESS;
+    }
     if (is_kind(handle, HandleKind::request) && handle_index(handle) > 0)
         out = Runtime::get()->engine->find(static_cast<std::uint32_t>(handle_index(handle) - 1));
     if (out != nullptr && !out->detached) return MPI_SUCCESS;
@@ -57,22 +61,67 @@ bool is_done(const p2p::Request* request) {
     return request->complete.load(std::memory_order_acquire);
 }
 
-// Completes request i of an array: status (with MPI_ERROR when asked), pool, handle.
+// Completes a request: status (with MPI_ERROR when asked), pool, handle.
 int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
     const p2p::Completion result = request->result;
     fill_status(status, result, is_receive(request));
     if (set_error && status != MPI_STATUS_IGNORE) status->MPI_ERROR = result.error;
     Runtime::get()->engine->release(request);
-    *handle = MPI_REQUEST_NULL;
+    if (handle == nullptr) return result.error;
+    if (PersistentRequest* persistent = find_persistent(*handle))
+        persistent->active = nullptr;
+    else
+        *handle = MPI_REQUEST_NULL;
     return result.error;
 }
 
-// Progress until pred() holds.
-template <typename Predicate>
-void progress_until(Predicate pred) {
-    p2p::Engine& engine = *Runtime::get()->engine;
-    while (!pred())
-        if (engine.progress() == 0) cpu_relax();
+// Harvests every completed request of an array, as Waitsome and Testsome
+// report them.
+int harvest_some(Call& call, int incount, MPI_Request requests[],
+                 const std::vector<p2p::Request*>& r, int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+    int completed = 0;
+    bool failed = false;
+    MPI_Comm failed_comm = MPI_COMM_WORLD;
+    for (int i = 0; i < incount; ++i) {
+        if (r[i] == nullptr || !is_done(r[i])) continue;
+        MPI_Status* status =
+            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[completed];
+        const MPI_Comm owner = r[i]->owner;
+        if (harvest(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
+            failed = true;
+            failed_comm = owner;
+        }
+        indices[completed++] = i;
+    }
+    *outcount = completed;
+    if (!failed) return MPI_SUCCESS;
+    call.set_error_comm(failed_comm);
+    return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
+}
+
+bool none_active(const std::vector<p2p::Request*>& r) {
+    return std::all_of(r.begin(), r.end(), [](const p2p::Request* q) { return q == nullptr; });
+}
+
+// MPI_Waitsome (block) and MPI_Testsome.
+int complete_some(Call& call, bool block, int incount, MPI_Request requests[], int* outcount,
+                  int indices[], MPI_Status statuses[]) {
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(outcount, "outcount")) return rc;
+    if (incount > 0)
+        if (int rc = call.not_null(indices, "array_of_indices")) return rc;
+    thread_local std::vector<p2p::Request*> r;
+    if (int rc = resolve(call, incount, requests, r)) return rc;
+    if (none_active(r)) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (block)
+        Runtime::get()->engine->wait_any(r);
+    else
+        Runtime::get()->engine->progress();
+    return harvest_some(call, incount, requests, r, outcount, indices, statuses);
 }
 
 }  // namespace
@@ -87,14 +136,14 @@ void fill_status(MPI_Status* status, const p2p::Completion& completion, bool rec
         status->MPI_SOURCE = completion.source;
         status->MPI_TAG = completion.tag;
     }
-    status->si_cancelled = 0;
+    status->si_cancelled = completion.cancelled ? 1 : 0;
     status->si_count = static_cast<long long>(completion.bytes);
 }
 
-int finish_request(const char* function, p2p::Request* request, MPI_Status* status) {
+int finish_request(const char* function, p2p::Request* request, MPI_Status* status,
+                   MPI_Request* handle) {
     const MPI_Comm owner = request->owner;
-    MPI_Request ignored;
-    const int error = harvest(request, &ignored, status, false);
+    const int error = harvest(request, handle, status, false);
     if (error == MPI_SUCCESS) return MPI_SUCCESS;
     Call call(function);
     call.set_error_comm(owner);
@@ -122,8 +171,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
         return MPI_SUCCESS;
     }
     Runtime::get()->engine->wait(r);
-    *request = MPI_REQUEST_NULL;
-    return finish_request("MPI_Wait", r, status);
+    return finish_request("MPI_Wait", r, status, request);
 }
 
 #pragma weak MPI_Test = PMPI_Test
@@ -141,8 +189,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     }
     *flag = Runtime::get()->engine->test(r);
     if (!*flag) return MPI_SUCCESS;
-    *request = MPI_REQUEST_NULL;
-    return finish_request("MPI_Test", r, status);
+    return finish_request("MPI_Test", r, status, request);
 }
 
 #pragma weak MPI_Waitall = PMPI_Waitall
@@ -193,23 +240,17 @@ int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
     if (int rc = call.not_null(index, "index")) return rc;
     thread_local std::vector<si::p2p::Request*> r;
     if (int rc = resolve(call, count, requests, r)) return rc;
-    if (std::all_of(r.begin(), r.end(), [](const si::p2p::Request* q) { return q == nullptr; })) {
+    if (none_active(r)) {
         *index = MPI_UNDEFINED;
         set_empty_status(status);
         return MPI_SUCCESS;
     }
-    int done = -1;
-    progress_until([&] {
-        for (int i = 0; i < count; ++i)
-            if (r[i] != nullptr && is_done(r[i])) {
-                done = i;
-                return true;
-            }
-        return false;
+    Runtime::get()->engine->wait_any(r);
+    const auto done = std::find_if(r.begin(), r.end(), [](const si::p2p::Request* q) {
+        return q != nullptr && is_done(q);
     });
-    *index = done;
-    requests[done] = MPI_REQUEST_NULL;
-    return finish_request("MPI_Waitany", r[done], status);
+    *index = static_cast<int>(done - r.begin());
+    return finish_request("MPI_Waitany", *done, status, &requests[*index]);
 }
 
 #pragma weak MPI_Testany = PMPI_Testany
@@ -228,8 +269,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
         if (!is_done(r[i])) continue;
         *flag = 1;
         *index = i;
-        requests[i] = MPI_REQUEST_NULL;
-        return finish_request("MPI_Testany", r[i], status);
+        return finish_request("MPI_Testany", r[i], status, &requests[i]);
     }
     *flag = !any_active;
     *index = MPI_UNDEFINED;
@@ -241,38 +281,66 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
 int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                   MPI_Status statuses[]) {
     Call call("MPI_Waitsome");
+    return complete_some(call, true, incount, requests, outcount, indices, statuses);
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                  MPI_Status statuses[]) {
+    Call call("MPI_Testsome");
+    return complete_some(call, false, incount, requests, outcount, indices, statuses);
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+    Call call("MPI_Request_get_status");
     if (int rc = call.initialized()) return rc;
-    if (int rc = call.not_null(outcount, "outcount")) return rc;
-    if (incount > 0)
-        if (int rc = call.not_null(indices, "array_of_indices")) return rc;
-    thread_local std::vector<si::p2p::Request*> r;
-    if (int rc = resolve(call, incount, requests, r)) return rc;
-    if (std::all_of(r.begin(), r.end(), [](const si::p2p::Request* q) { return q == nullptr; })) {
-        *outcount = MPI_UNDEFINED;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    si::p2p::Request* r = nullptr;
+    if (int rc = resolve_one(call, request, r)) return rc;
+    if (r == nullptr) {
+        *flag = 1;
+        set_empty_status(status);
         return MPI_SUCCESS;
     }
-    progress_until([&] {
-        return std::any_of(r.begin(), r.end(),
-                           [](const si::p2p::Request* q) { return q != nullptr && is_done(q); });
-    });
-    int completed = 0;
-    bool failed = false;
-    MPI_Comm failed_comm = MPI_COMM_WORLD;
-    for (int i = 0; i < incount; ++i) {
-        if (r[i] == nullptr || !is_done(r[i])) continue;
-        MPI_Status* status =
-            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[completed];
-        const MPI_Comm owner = r[i]->owner;
-        if (harvest(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
-            failed = true;
-            failed_comm = owner;
-        }
-        indices[completed++] = i;
-    }
-    *outcount = completed;
-    if (!failed) return MPI_SUCCESS;
-    call.set_error_comm(failed_comm);
-    return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
+    // Unlike MPI_Test, the request stays as it is, complete or not.
+    *flag = Runtime::get()->engine->test(r);
+    if (*flag) fill_status(status, r->result, is_receive(r));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request* request) {
+    Call call("MPI_Cancel");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(request, "request")) return rc;
+    si::p2p::Request* r = nullptr;
+    if (int rc = resolve_one(call, *request, r)) return rc;
+    if (r == nullptr)
+        return call.fail(MPI_ERR_REQUEST, "request {:#x} is {}", *request,
+                         *request == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL"
+                                                      : "an inactive persistent request");
+    // Too late is not an error: the operation then completes as usual, and
+    // MPI_Test_cancelled tells which happened.
+    Runtime::get()->engine->cancel(r);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+    Call call("MPI_Test_cancelled");
+    if (int rc = call.not_null(status, "status")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    *flag = status->si_cancelled;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+    Call call("MPI_Status_set_cancelled");
+    if (int rc = call.not_null(status, "status")) return rc;
+    status->si_cancelled = flag != 0;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -282,6 +350,11 @@ int PMPI_Request_free(MPI_Request* request) {
     if (int rc = call.not_null(request, "request")) return rc;
     if (*request == MPI_REQUEST_NULL)
         return call.fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+    if (find_persistent(*request) != nullptr) {
+        free_persistent(*request);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     si::p2p::Request* r = nullptr;
     if (int rc = resolve_one(call, *request, r)) return rc;
     Runtime::get()->engine->release(r);

@@ -1,5 +1,6 @@
-// Objects created at run time (derived datatypes, user reduction operators),
-// addressed by integer handle. Internal to the datatype layer.
+// Objects created at run time (derived datatypes, user reduction operators,
+// and in the API layer persistent requests and matched-probe messages),
+// addressed by integer handle.
 //
 // Handle index = generation << kSlotBits | slot. Slots below first_slot are
 // the predefined objects, which live in constant tables elsewhere. A freed

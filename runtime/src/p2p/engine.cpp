@@ -10,6 +10,7 @@
 #include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
+#include "p2p/unexpected.hpp"
 #include "p2p/wire.hpp"
 
 namespace si::p2p {
@@ -23,17 +24,6 @@ constexpr int kErrOther = 16;
 // Rendezvous sends at least this large teach the engine how long a transfer
 // takes per byte; smaller ones are dominated by fixed costs.
 constexpr std::size_t kLearnFromBytes = 64 * 1024;
-// A blocked call never polls longer than this for a transfer to end.
-constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
-// How long a rank must have waited before it acts for a peer that seems to
-// compute (writes the data of its send itself, scans for sleeping interrupt
-// threads). A peer inside MPI takes an RTS within 0.5 us (90th percentile on
-// the 2-vCPU VM); acting sooner races with it, and a copy or scan that wins
-// the race costs the latency it was meant to save (a copy into a buffer hot
-// in the other core's cache runs at half the speed of that core's own read at
-// 64 KiB). Each microsecond more delays the copy for a peer that computes:
-// 2 us cost about 8 points of overlap at 64 KiB at T_syn = T_lat.
-constexpr std::uint64_t kBlockedGraceNs = 1000;
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
@@ -41,16 +31,6 @@ std::span<const std::byte> bytes_of(const T& value) {
 }
 
 }  // namespace
-
-// An arrival that found no posted receive, kept in arrival order.
-struct Engine::Unexpected {
-    Tuple tuple;
-    int peer;
-    RtsHeader rts;                // kind == rts
-    std::vector<std::byte> data;  // kind == eager
-    Unexpected* prev = nullptr;
-    Unexpected* next = nullptr;
-};
 
 // A message waiting for a free slot at its peer.
 struct Engine::Outgoing {
@@ -138,8 +118,7 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
         return request;
     }
     request->match = MatchSpec{context, source, tag};
-    Unexpected* entry =
-        unexpected_.find([&](const Unexpected& u) { return request->match.matches(u.tuple); });
+    Unexpected* entry = find_unexpected(source, tag, comm, context);
     if (entry == nullptr) {
         request->phase = Request::Phase::posted;
         posted_.push_back(request);
@@ -148,13 +127,24 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
         return request;
     }
     unexpected_.erase(entry);
+    receive_unexpected(request, entry);
+    return request;
+}
+
+Engine::Unexpected* Engine::find_unexpected(int source, int tag, const CommRef&,
+                                            std::uint16_t context) {
+    const MatchSpec spec{context, source, tag};
+    return unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
+}
+
+// Takes ownership of an entry already out of the queue.
+void Engine::receive_unexpected(Request* request, Unexpected* entry) {
     if (entry->tuple.kind == MessageKind::eager)
         receive_eager(request, entry->tuple, entry->data.data(), entry->data.size());
     else
         receive_rendezvous(request, entry->peer, entry->tuple,
                            reinterpret_cast<const std::byte*>(&entry->rts));
     delete entry;
-    return request;
 }
 
 std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& comm,
@@ -162,13 +152,67 @@ std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& com
     ProgressGuard guard(lock_);
     if (source == kProcNull) return Completion{kProcNull, kAnyTag, 0, 0};
     progress_locked();
-    const MatchSpec spec{context, source, tag};
-    const Unexpected* entry =
-        unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
+    const Unexpected* entry = find_unexpected(source, tag, comm, context);
     if (entry == nullptr) return std::nullopt;
-    const std::size_t bytes =
-        entry->tuple.kind == MessageKind::eager ? entry->data.size() : entry->rts.bytes;
-    return Completion{entry->tuple.source, entry->tuple.tag, 0, bytes};
+    return entry->completion();
+}
+
+std::optional<std::pair<Engine::Unexpected*, Completion>> Engine::improbe(int source, int tag,
+                                                                          const CommRef& comm,
+                                                                          std::uint16_t context) {
+    ProgressGuard guard(lock_);
+    if (source == kProcNull) return std::pair{kNoProcMessage, Completion{kProcNull, kAnyTag, 0, 0}};
+    progress_locked();
+    Unexpected* entry = find_unexpected(source, tag, comm, context);
+    if (entry == nullptr) return std::nullopt;
+    unexpected_.erase(entry);
+    return std::pair{entry, entry->completion()};
+}
+
+Request* Engine::imrecv(Unexpected* message, void* buffer, std::size_t capacity) {
+    ProgressGuard guard(lock_);
+    Request* request = pool_.acquire(Request::Kind::receive);
+    request->buffer = buffer;
+    request->bytes = capacity;
+    if (message == kNoProcMessage) {
+        request->result = Completion{kProcNull, kAnyTag, 0, 0};
+        complete(request);
+        return request;
+    }
+    receive_unexpected(request, message);
+    return request;
+}
+
+void Engine::cancel(Request* request) {
+    ProgressGuard guard(lock_);
+    if (request->phase == Request::Phase::posted) {
+        // A sender may have claimed the receive to write it directly: then
+        // it is matched already, and too late to cancel.
+        if (observer_ != nullptr &&
+            observer_->take_receive(*request, kNoPeer) != ReceiveClaim::taken)
+            return;
+        posted_.erase(request);
+    } else if (request->phase == Request::Phase::queued) {
+        // Not a byte has left: the send can be withdrawn without a trace.
+        std::deque<Outgoing>& queue = queued_[request->peer];
+        const auto item = std::find_if(queue.begin(), queue.end(),
+                                       [&](const Outgoing& o) { return o.request == request; });
+        if (item == queue.end()) return;
+        queue.erase(item);
+        if (queue.empty()) std::erase(peers_with_queue_, request->peer);
+        release_registration(request);
+    } else {
+        if (request->phase == Request::Phase::awaiting_fin && !request->cancel_asked) {
+            request->cancel_asked = true;
+            const Tuple ask{MessageKind::control, 0, 0, 0};
+            send_or_queue(Outgoing{request->peer, ask.pack(), nullptr,
+                                   ControlHeader{ControlType::cancel_send, 0, request->wire_id()}});
+        }
+        return;
+    }
+    request->result = Completion{};
+    request->result.cancelled = true;
+    complete(request);
 }
 
 // ---- sending ----------------------------------------------------------------
@@ -260,23 +304,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
         ControlHeader control;
         std::memcpy(&control, arrival.body, sizeof control);
         transport_of_[arrival.peer]->repost(arrival);
-        Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
-        if (request == nullptr || request->wire_id() != control.request ||
-            request->phase != Request::Phase::awaiting_fin) {
-            log::error("internal: FIN from rank {} names no waiting send ({:#x})", arrival.peer,
-                       control.request);
-            return;
-        }
-        trace::record(trace::Event::fin_seen, arrival.peer, control.request);
-        if (request->bytes >= kLearnFromBytes) {
-            const double per_byte = static_cast<double>(monotonic_ns() - request->rts_sent_ns) /
-                                    static_cast<double>(request->bytes);
-            rendezvous_ns_per_byte_ = rendezvous_ns_per_byte_ == 0
-                                          ? per_byte
-                                          : 0.875 * rendezvous_ns_per_byte_ + 0.125 * per_byte;
-        }
-        release_registration(request);
-        complete(request);
+        control_arrived(arrival.peer, control);
         return;
     }
 
@@ -304,6 +332,53 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
         unexpected_.push_back(entry);
     }
     transport_of_[arrival.peer]->repost(arrival);
+}
+
+void Engine::control_arrived(int peer, const ControlHeader& control) {
+    if (control.type == ControlType::cancel_send) {
+        // Unmatched, the RTS is dropped; matched, its FIN is or will be on its way.
+        Unexpected* entry = unexpected_.find([&](const Unexpected& u) {
+            return u.peer == peer && u.tuple.kind == MessageKind::rts &&
+                   u.rts.request == control.request;
+        });
+        const bool dropped = entry != nullptr;
+        if (dropped) {
+            unexpected_.erase(entry);
+            delete entry;
+        }
+        const Tuple reply{MessageKind::control, 0, 0, 0};
+        send_or_queue(Outgoing{peer, reply.pack(), nullptr,
+                               ControlHeader{ControlType::cancel_reply, dropped ? 1u : 0u,
+                                             control.request}});
+        return;
+    }
+    Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
+    const bool waiting = request != nullptr && request->wire_id() == control.request &&
+                         request->phase == Request::Phase::awaiting_fin;
+    if (control.type == ControlType::cancel_reply) {
+        // A reply that did not cancel, or that follows the FIN, changes nothing.
+        if (!waiting || control.cancelled == 0) return;
+        release_registration(request);
+        request->result = Completion{};
+        request->result.cancelled = true;
+        complete(request);
+        return;
+    }
+    if (!waiting) {
+        log::error("internal: FIN from rank {} names no waiting send ({:#x})", peer,
+                   control.request);
+        return;
+    }
+    trace::record(trace::Event::fin_seen, peer, control.request);
+    if (request->bytes >= kLearnFromBytes) {
+        const double per_byte = static_cast<double>(monotonic_ns() - request->rts_sent_ns) /
+                                static_cast<double>(request->bytes);
+        rendezvous_ns_per_byte_ = rendezvous_ns_per_byte_ == 0
+                                      ? per_byte
+                                      : 0.875 * rendezvous_ns_per_byte_ + 0.125 * per_byte;
+    }
+    release_registration(request);
+    complete(request);
 }
 
 void Engine::receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
@@ -421,126 +496,6 @@ bool Engine::arm_transports() {
 int Engine::progress() {
     ProgressGuard guard(lock_);
     return progress_locked();
-}
-
-void Engine::wait(Request* request) {
-    if (request->complete.load(std::memory_order_acquire)) return;
-    // The lock stays held for the whole wait, so helpers and background
-    // threads see a rank that progresses by itself and leave it alone; an
-    // application thread that wants the lock gets it between passes.
-    // Once blocked longer than kBlockedGraceNs the rank acts for peers that
-    // compute (the observer), after each run of empty passes it yields its
-    // core, and after options_.wait_spin it sleeps on the doorbell (still holding the
-    // lock: the rank is blocked in MPI and needs no helper), so that on an
-    // oversubscribed node the threads that can make progress (peers, helpers,
-    // interrupt threads) get the core.
-    constexpr int kPassesBeforeYield = 64;
-    // Only a bug could leave a sleeper without its wake-up (counted as a lost
-    // wake-up); this bounds the damage. A peer that computes longer ends the
-    // sleep too, harmlessly.
-    constexpr auto kSleepLimit = std::chrono::milliseconds(200);
-    trace::record(trace::Event::wait_entered);
-    ProgressGuard guard(lock_);
-    const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
-    // A send whose data is being read polls until the transfer should be over,
-    // not only SI_WAIT_SPIN_US: falling asleep just before its FIN would make
-    // the reader pay for a wake-up (tens of microseconds on a virtual machine)
-    // before it can return.
-    // Until then it does not even yield: with a transfer about to end, a
-    // yield hands the core to whatever else is runnable there (a helper at
-    // SCHED_IDLE, another rank) for longer than the transfer has left.
-    const auto transfer_until = expected_end(request);
-    const auto spin_until =
-        std::max(std::chrono::steady_clock::now() + options_.wait_spin, transfer_until);
-    // A receive whose sender is writing it (direct.cpp) polls until the write
-    // should be over for the same reason, bounded in case the sender is gone.
-    std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
-    // A send counts as waiting since its RTS left. Until the grace is over the
-    // rank only polls: yielding would hand its core to a helper at once.
-    const std::uint64_t waiting_since =
-        request->kind == Request::Kind::send && request->phase == Request::Phase::awaiting_fin
-            ? request->rts_sent_ns
-            : monotonic_ns();
-    const std::uint64_t blocked_from_ns = waiting_since + kBlockedGraceNs;
-    bool blocked = false;
-    int empty_passes = 0;
-    bool timed_out = false;
-    bool handed_over = false;  // the observer gave this core to other work: do not spin
-    while (!request->complete.load(std::memory_order_acquire)) {
-        const int events = progress_locked();
-        // Work found right after a sleep that timed out arrived while we slept
-        // and did not ring: a lost wake-up (a sleep that merely outlasted a
-        // slow peer finds nothing).
-        if (timed_out && events != 0) ++stats_.lost_wakeups;
-        timed_out = false;
-        if (events != 0) {
-            empty_passes = 0;
-            continue;
-        }
-        blocked = blocked || monotonic_ns() >= blocked_from_ns;
-        if (blocked && observer_ != nullptr && empty_passes % kPassesBeforeYield == 0) {
-            if (try_direct_write(request)) break;
-            handed_over = observer_->rank_blocked();
-        }
-        if (lock_.wanted()) {
-            lock_.unlock();
-            cpu_relax();
-            lock_.lock();
-        } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
-                   (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
-            cpu_relax();
-        } else if (!may_sleep || !peers_with_queue_.empty() ||
-                   (!handed_over && std::chrono::steady_clock::now() < spin_until) ||
-                   awaiting_delivery(request, delivery_spin_until)) {
-            // Queued sends wait for a peer to free a slot, which rings no bell.
-            sched_yield();
-        } else {
-            ++stats_.wait_sleeps;
-            // The re-check of the protocol is one more progress pass.
-            // Transports arm after the doorbell and before the last pass, so
-            // that an event in between is seen by the pass or rings the bell.
-            const wake::SleepResult result =
-                wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
-                    return !lock_.wanted() && !request->complete.load(std::memory_order_acquire) &&
-                           arm_transports() && progress_locked() == 0;
-                });
-            if (result == wake::SleepResult::timed_out) {
-                ++stats_.wait_timeouts;
-                timed_out = true;
-            }
-        }
-    }
-    trace::record(trace::Event::wait_left);
-}
-
-bool Engine::awaiting_delivery(const Request* request,
-                               std::optional<std::chrono::steady_clock::time_point>& until) const {
-    const bool pending = std::any_of(delivering_.begin(), delivering_.end(),
-                                     [&](const Delivering& d) { return d.request == request; });
-    if (!pending) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (!until) until = now + kLongestTransferSpin;
-    return now < *until;
-}
-
-std::chrono::steady_clock::time_point Engine::expected_end(const Request* request) const {
-    const auto now = std::chrono::steady_clock::now();
-    if (request->kind != Request::Kind::send || request->phase != Request::Phase::awaiting_fin ||
-        rendezvous_ns_per_byte_ == 0)
-        return now;
-    const double total_ns = rendezvous_ns_per_byte_ * static_cast<double>(request->bytes);
-    const double left_ns =
-        static_cast<double>(request->rts_sent_ns) + total_ns - static_cast<double>(monotonic_ns());
-    if (left_ns <= 0) return now;
-    return now +
-           std::min<std::chrono::steady_clock::duration>(
-               std::chrono::nanoseconds(static_cast<std::int64_t>(left_ns)), kLongestTransferSpin);
-}
-
-bool Engine::test(Request* request) {
-    if (request->complete.load(std::memory_order_acquire)) return true;
-    progress();
-    return request->complete.load(std::memory_order_acquire);
 }
 
 void Engine::release(Request* request) {

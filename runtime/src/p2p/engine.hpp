@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "p2p/intrusive_list.hpp"
@@ -29,6 +30,7 @@ namespace si::p2p {
 inline constexpr int kProcNull = -2;  // MPI_PROC_NULL
 inline constexpr int kAnySource = MatchSpec::kAnySource;
 inline constexpr int kAnyTag = MatchSpec::kAnyTag;
+inline constexpr int kNoPeer = -3;  // no world rank
 
 // A communicator as this layer sees it.
 struct CommRef {
@@ -68,7 +70,8 @@ class ProgressObserver {
     // A receive waits in the posted-receive queue. `blocking`: its caller
     // waits for it at once (MPI_Recv, collectives) and needs no help.
     virtual void receive_posted(Request& request, bool blocking) = 0;
-    // An arrival from world rank `peer` matches posted `request`.
+    // An arrival from world rank `peer` matches posted `request`; with peer
+    // kNoPeer the rank takes it back itself (MPI_Cancel).
     virtual ReceiveClaim take_receive(Request& request, int peer) = 0;
     // A receive its sender delivers (ReceiveClaim::delivered_by_sender).
     virtual Delivery delivery_of(Request& request) = 0;
@@ -118,9 +121,35 @@ class Engine final : private transport::Events {
     // Matches an unexpected message without receiving it.
     std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
                                      std::uint16_t context);
+    // The same, blocking (the wait policy of wait()).
+    Completion probe(int source, int tag, const CommRef& comm, std::uint16_t context);
 
-    // Progresses until the request completes.
+    // A matched probe (MPI_Mprobe) takes the message out of the unexpected
+    // queue: no other receive can match it, only imrecv. A message from
+    // MPI_PROC_NULL is represented by kNoProcMessage.
+    struct Unexpected;
+    std::optional<std::pair<Unexpected*, Completion>> improbe(int source, int tag,
+                                                              const CommRef& comm,
+                                                              std::uint16_t context);
+    std::pair<Unexpected*, Completion> mprobe(int source, int tag, const CommRef& comm,
+                                              std::uint16_t context);
+    // Receives a message improbe took; the message is consumed.
+    Request* imrecv(Unexpected* message, void* buffer, std::size_t capacity);
+    static inline Unexpected* const kNoProcMessage = nullptr;
+
+    // MPI_Cancel: takes back a receive no message has matched yet, or a send
+    // still queued here, completing it as cancelled; asks the receiver of a
+    // rendezvous send to drop its RTS if unmatched, which completes the send
+    // as cancelled when the answer comes (otherwise the FIN completes it as
+    // usual). Eager sends that left complete as sent.
+    void cancel(Request* request);
+
+    // Progresses until the request completes: polls, then yields, then
+    // sleeps on the doorbell (Options::wait_spin).
     void wait(Request* request);
+    // The same until any of the requests (nullptr entries ignored, at least
+    // one not) completes.
+    void wait_any(std::span<Request* const> requests);
     // One progress pass if the request is not complete yet; true if it is.
     bool test(Request* request);
     // Returns a request to the pool; an active one is recycled when it completes.
@@ -143,7 +172,6 @@ class Engine final : private transport::Events {
     std::size_t active_requests();
 
   private:
-    struct Unexpected;
     struct Outgoing;
 
     // transport::Events
@@ -158,6 +186,16 @@ class Engine final : private transport::Events {
     void release_registration(Request* request);
     bool arm_transports();
     int flush_queued_sends();
+    // Blocks until done() holds (called with the lock held, after each
+    // progress pass). `lead`, if any, is the request whose protocol state
+    // shapes the policy: how long its transfer should take, whether it may
+    // write its receive's data itself.
+    template <typename Done>
+    void block_until(Done done, Request* lead);
+    Unexpected* find_unexpected(int source, int tag, const CommRef& comm,
+                                std::uint16_t context);
+    void receive_unexpected(Request* request, Unexpected* entry);
+    void control_arrived(int peer, const ControlHeader& control);
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);

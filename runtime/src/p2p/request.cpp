@@ -28,6 +28,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->in_use = true;
     r->detached = false;
     r->synchronous = false;
+    r->cancel_asked = false;
     r->match = {};
     r->tuple = {};
     r->peer = -1;

@@ -18,6 +18,7 @@ struct Completion {
     std::int32_t tag = 0;
     int error = 0;  // MPI error class, MPI_SUCCESS = 0
     std::size_t bytes = 0;
+    bool cancelled = false;  // MPI_Cancel took the operation back
 };
 
 struct Request {
@@ -43,6 +44,7 @@ struct Request {
     bool in_use = false;
     bool detached = false;
     bool synchronous = false;
+    bool cancel_asked = false;  // rendezvous send: a cancel_send is on its way
 
     MatchSpec match{};         // receive
     Tuple tuple{};             // send

@@ -16,12 +16,16 @@ struct RtsHeader {
     std::uint64_t sent_ns;  // sender's CLOCK_MONOTONIC when the RTS left
 };
 
-enum class ControlType : std::uint32_t { fin = 1 };
+enum class ControlType : std::uint32_t {
+    fin = 1,            // the receiver has read the data: the send completes
+    cancel_send = 2,    // the sender asks to take back the RTS of `request`
+    cancel_reply = 3,   // the receiver's answer: `cancelled` = 1 if it was unmatched
+};
 
 struct ControlHeader {
     ControlType type;
-    std::uint32_t reserved;
-    std::uint64_t request;  // the send request a FIN completes
+    std::uint32_t cancelled;  // cancel_reply
+    std::uint64_t request;    // Request::wire_id() of the send
 };
 
 }  // namespace si::p2p

@@ -2,10 +2,11 @@
  * A blocked MPI call that sleeps must be woken by the message it waits for.
  * Pairs of ranks (0<->1, 2<->3, ...) ping-pong messages of eager and
  * rendezvous sizes; before each send the sender computes a little, so its
- * peer, run with SI_WAIT_SPIN_US=0, is asleep in MPI_Recv or MPI_Wait when
- * the message comes. A lost wake-up does not hang the run: the sleep ends
- * after 200 ms (wait_timeouts), the rank polls again and finds the message
- * that should have woken it, which the runtime counts as lost_wakeups. So
+ * peer, run with SI_WAIT_SPIN_US=0, is asleep when the message comes, in
+ * MPI_Recv, MPI_Wait, MPI_Probe, MPI_Waitany, MPI_Waitsome and MPI_Mprobe in
+ * turn. A lost wake-up does not hang the run: the sleep ends after 200 ms
+ * (wait_timeouts), the rank polls again and finds the message that should
+ * have woken it, which the runtime counts as lost_wakeups. So
  * the test requires, from every rank's counters:
  *   wait_sleeps > 0    the ranks really slept (the test did not pass by
  *                      never reaching the path it tests),
@@ -44,6 +45,39 @@ static int check_counters(int nranks, const int* notes) {
     return errs;
 }
 
+/* Receives the round's message blocked in one of the calls that block,
+ * taking turns: each must sleep and be woken. */
+static void receive_blocked(void* in, int bytes, int peer, int round) {
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Message message;
+    int index, count, indices[2];
+    switch ((round / 2) % 6) {
+        case 0:
+            MPI_Recv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            break;
+        case 1:
+            MPI_Irecv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, &requests[0]);
+            MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+            break;
+        case 2:
+            MPI_Probe(peer, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            break;
+        case 3:
+            MPI_Irecv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, &requests[1]);
+            MPI_Waitany(2, requests, &index, MPI_STATUS_IGNORE);
+            break;
+        case 4:
+            MPI_Irecv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, &requests[0]);
+            MPI_Waitsome(2, requests, &count, indices, MPI_STATUSES_IGNORE);
+            break;
+        default:
+            MPI_Mprobe(peer, round, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE);
+            MPI_Mrecv(in, bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+            break;
+    }
+}
+
 int main(int argc, char** argv) {
     stats_enable();
     setenv("SI_WAIT_SPIN_US", "0", 1);
@@ -67,13 +101,8 @@ int main(int argc, char** argv) {
                 work_until(1e-4 * (double)(1 + (round * 7 + rank) % 10), NULL, NULL);
                 mtest_fill(out, (size_t)bytes, (unsigned)(round * 2 + rank));
                 MPI_Send(out, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD);
-            } else if (round % 4 < 2) {
-                MPI_Recv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                errs += MT_VERIFY("received", in, (size_t)bytes, (unsigned)(round * 2 + peer));
             } else {
-                MPI_Request request;
-                MPI_Irecv(in, bytes, MPI_BYTE, peer, round, MPI_COMM_WORLD, &request);
-                MPI_Wait(&request, MPI_STATUS_IGNORE);
+                receive_blocked(in, bytes, peer, round);
                 errs += MT_VERIFY("received", in, (size_t)bytes, (unsigned)(round * 2 + peer));
             }
         }

@@ -1,0 +1,41 @@
+// How the point-to-point entry points check their arguments and start
+// operations, shared by the blocking, nonblocking, persistent, buffered and
+// matched-probe calls. Each reports errors under the name of the MPI call
+// given as `function`.
+#pragma once
+
+#include <cstddef>
+
+#include "api/communicator.hpp"
+#include "api/errors.hpp"
+#include "datatype/datatype.hpp"
+#include "mpi.h"
+#include "p2p/engine.hpp"
+
+namespace si::api {
+
+// Bytes on the wire of count elements (contiguous types: see datatype.hpp).
+std::size_t message_bytes(int count, const datatype::Type& type);
+
+// Fill c and type on success.
+int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
+int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
+
+int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);
+// `blocking`: the caller waits for it at once (see Engine::irecv).
+int start_receive(const char* function, void* buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, bool blocking, p2p::Request*& out);
+// Waits for a request no handle names (a blocking call's) and finishes it.
+int blocking(const char* function, p2p::Request* request, MPI_Status* status);
+
+// Buffered mode (buffered.cpp): copies the message into the attached buffer
+// and sends it from there; `out` is already complete.
+int start_buffered_send(const char* function, const void* buf, int count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm, p2p::Request*& out);
+// Waits until every buffered send has left the attached buffer (MPI_Finalize).
+void flush_buffered_sends();
+
+}  // namespace si::api

@@ -1,0 +1,196 @@
+// Blocking: how a rank waits for a request, for any of several, or for a
+// message to probe (MPI_Wait*, MPI_Probe, MPI_Mprobe and every blocking call
+// built on them share one policy).
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "base/clock.hpp"
+#include "base/cpu.hpp"
+#include "base/trace.hpp"
+#include "p2p/engine.hpp"
+#include "p2p/unexpected.hpp"
+
+namespace si::p2p {
+
+namespace {
+
+// A blocked call never polls longer than this for a transfer to end.
+constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
+// How long a rank must have waited before it acts for a peer that seems to
+// compute (writes the data of its send itself, scans for sleeping interrupt
+// threads). A peer inside MPI takes an RTS within 0.5 us (90th percentile on
+// the 2-vCPU VM); acting sooner races with it, and a copy or scan that wins
+// the race costs the latency it was meant to save (a copy into a buffer hot
+// in the other core's cache runs at half the speed of that core's own read at
+// 64 KiB). Each microsecond more delays the copy for a peer that computes:
+// 2 us cost about 8 points of overlap at 64 KiB at T_syn = T_lat.
+constexpr std::uint64_t kBlockedGraceNs = 1000;
+
+}  // namespace
+
+template <typename Done>
+void Engine::block_until(Done done, Request* lead) {
+    // Called with the lock held: what done() found stays valid for the caller.
+    // The lock stays held for the whole wait, so helpers and background
+    // threads see a rank that progresses by itself and leave it alone; an
+    // application thread that wants the lock gets it between passes.
+    // Once blocked longer than kBlockedGraceNs the rank acts for peers that
+    // compute (the observer), after each run of empty passes it yields its
+    // core, and after options_.wait_spin it sleeps on the doorbell (still holding the
+    // lock: the rank is blocked in MPI and needs no helper), so that on an
+    // oversubscribed node the threads that can make progress (peers, helpers,
+    // interrupt threads) get the core.
+    constexpr int kPassesBeforeYield = 64;
+    // Only a bug could leave a sleeper without its wake-up (counted as a lost
+    // wake-up); this bounds the damage. A peer that computes longer ends the
+    // sleep too, harmlessly.
+    constexpr auto kSleepLimit = std::chrono::milliseconds(200);
+    trace::record(trace::Event::wait_entered);
+    const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
+    // A send whose data is being read polls until the transfer should be over,
+    // not only SI_WAIT_SPIN_US: falling asleep just before its FIN would make
+    // the reader pay for a wake-up (tens of microseconds on a virtual machine)
+    // before it can return.
+    // Until then it does not even yield: with a transfer about to end, a
+    // yield hands the core to whatever else is runnable there (a helper at
+    // SCHED_IDLE, another rank) for longer than the transfer has left.
+    const auto transfer_until = expected_end(lead);
+    const auto spin_until =
+        std::max(std::chrono::steady_clock::now() + options_.wait_spin, transfer_until);
+    // A receive whose sender is writing it (direct.cpp) polls until the write
+    // should be over for the same reason, bounded in case the sender is gone.
+    std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
+    // A send counts as waiting since its RTS left. Until the grace is over the
+    // rank only polls: yielding would hand its core to a helper at once.
+    const std::uint64_t waiting_since =
+        lead != nullptr && lead->kind == Request::Kind::send &&
+                lead->phase == Request::Phase::awaiting_fin
+            ? lead->rts_sent_ns
+            : monotonic_ns();
+    const std::uint64_t blocked_from_ns = waiting_since + kBlockedGraceNs;
+    bool blocked = false;
+    int empty_passes = 0;
+    bool timed_out = false;
+    bool handed_over = false;  // the observer gave this core to other work: do not spin
+    while (!done()) {
+        const int events = progress_locked();
+        // Work found right after a sleep that timed out arrived while we slept
+        // and did not ring: a lost wake-up (a sleep that merely outlasted a
+        // slow peer finds nothing).
+        if (timed_out && events != 0) ++stats_.lost_wakeups;
+        timed_out = false;
+        if (events != 0) {
+            empty_passes = 0;
+            continue;
+        }
+        blocked = blocked || monotonic_ns() >= blocked_from_ns;
+        if (blocked && observer_ != nullptr && empty_passes % kPassesBeforeYield == 0) {
+            if (lead != nullptr && try_direct_write(lead)) break;
+            handed_over = observer_->rank_blocked();
+        }
+        if (lock_.wanted()) {
+            lock_.unlock();
+            cpu_relax();
+            lock_.lock();
+        } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
+                   (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
+            cpu_relax();
+        } else if (!may_sleep || !peers_with_queue_.empty() ||
+                   (!handed_over && std::chrono::steady_clock::now() < spin_until) ||
+                   awaiting_delivery(lead, delivery_spin_until)) {
+            // Queued sends wait for a peer to free a slot, which rings no bell.
+            sched_yield();
+        } else {
+            ++stats_.wait_sleeps;
+            // The re-check of the protocol is one more progress pass.
+            // Transports arm after the doorbell and before the last pass, so
+            // that an event in between is seen by the pass or rings the bell.
+            const wake::SleepResult result =
+                wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
+                    return !lock_.wanted() && !done() &&
+                           arm_transports() && progress_locked() == 0;
+                });
+            if (result == wake::SleepResult::timed_out) {
+                ++stats_.wait_timeouts;
+                timed_out = true;
+            }
+        }
+    }
+    trace::record(trace::Event::wait_left);
+}
+
+bool Engine::awaiting_delivery(const Request* request,
+                               std::optional<std::chrono::steady_clock::time_point>& until) const {
+    if (request == nullptr) return false;
+    const bool pending = std::any_of(delivering_.begin(), delivering_.end(),
+                                     [&](const Delivering& d) { return d.request == request; });
+    if (!pending) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (!until) until = now + kLongestTransferSpin;
+    return now < *until;
+}
+
+std::chrono::steady_clock::time_point Engine::expected_end(const Request* request) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (request == nullptr || request->kind != Request::Kind::send || request->phase != Request::Phase::awaiting_fin ||
+        rendezvous_ns_per_byte_ == 0)
+        return now;
+    const double total_ns = rendezvous_ns_per_byte_ * static_cast<double>(request->bytes);
+    const double left_ns =
+        static_cast<double>(request->rts_sent_ns) + total_ns - static_cast<double>(monotonic_ns());
+    if (left_ns <= 0) return now;
+    return now +
+           std::min<std::chrono::steady_clock::duration>(
+               std::chrono::nanoseconds(static_cast<std::int64_t>(left_ns)), kLongestTransferSpin);
+}
+
+bool Engine::test(Request* request) {
+    if (request->complete.load(std::memory_order_acquire)) return true;
+    progress();
+    return request->complete.load(std::memory_order_acquire);
+}
+
+void Engine::wait(Request* request) {
+    if (request->complete.load(std::memory_order_acquire)) return;
+    ProgressGuard guard(lock_);
+    block_until([request] { return request->complete.load(std::memory_order_acquire); }, request);
+}
+
+void Engine::wait_any(std::span<Request* const> requests) {
+    const auto any_done = [requests] {
+        return std::any_of(requests.begin(), requests.end(), [](const Request* r) {
+            return r != nullptr && r->complete.load(std::memory_order_acquire);
+        });
+    };
+    if (any_done()) return;
+    // The policy follows the first request still in flight.
+    const auto lead = std::find_if(requests.begin(), requests.end(),
+                                   [](const Request* r) { return r != nullptr; });
+    ProgressGuard guard(lock_);
+    block_until(any_done, lead == requests.end() ? nullptr : *lead);
+}
+
+Completion Engine::probe(int source, int tag, const CommRef& comm, std::uint16_t context) {
+    if (source == kProcNull) return Completion{kProcNull, kAnyTag, 0, 0};
+    Unexpected* found = nullptr;
+    ProgressGuard guard(lock_);
+    block_until([&] { return (found = find_unexpected(source, tag, comm, context)) != nullptr; },
+                nullptr);
+    return found->completion();
+}
+
+std::pair<Engine::Unexpected*, Completion> Engine::mprobe(int source, int tag,
+                                                          const CommRef& comm,
+                                                          std::uint16_t context) {
+    if (source == kProcNull) return {kNoProcMessage, Completion{kProcNull, kAnyTag, 0, 0}};
+    Unexpected* found = nullptr;
+    ProgressGuard guard(lock_);
+    block_until([&] { return (found = find_unexpected(source, tag, comm, context)) != nullptr; },
+                nullptr);
+    unexpected_.erase(found);
+    return {found, found->completion()};
+}
+
+}  // namespace si::p2p
