@@ -106,17 +106,23 @@ void Engine::start_send(Request* request) {
     send_or_queue(Outgoing{request->peer, request->tuple.pack(), request, {}});
 }
 
-Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
-                       std::uint16_t context, bool blocking) {
-    ProgressGuard guard(lock_);
+// A receive from MPI_PROC_NULL is complete at once, with an empty result.
+Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_null) {
     Request* request = pool_.acquire(Request::Kind::receive);
     request->buffer = buffer;
     request->bytes = capacity;
-    if (source == kProcNull) {
+    if (from_proc_null) {
         request->result = Completion{kProcNull, kAnyTag, 0, 0};
         complete(request);
-        return request;
     }
+    return request;
+}
+
+Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
+                       std::uint16_t context, bool blocking) {
+    ProgressGuard guard(lock_);
+    Request* request = new_receive(buffer, capacity, source == kProcNull);
+    if (source == kProcNull) return request;
     request->match = MatchSpec{context, source, tag};
     Unexpected* entry = find_unexpected(source, tag, comm, context);
     if (entry == nullptr) {
@@ -171,14 +177,8 @@ std::optional<std::pair<Engine::Unexpected*, Completion>> Engine::improbe(int so
 
 Request* Engine::imrecv(Unexpected* message, void* buffer, std::size_t capacity) {
     ProgressGuard guard(lock_);
-    Request* request = pool_.acquire(Request::Kind::receive);
-    request->buffer = buffer;
-    request->bytes = capacity;
-    if (message == kNoProcMessage) {
-        request->result = Completion{kProcNull, kAnyTag, 0, 0};
-        complete(request);
-        return request;
-    }
+    Request* request = new_receive(buffer, capacity, message == kNoProcMessage);
+    if (message == kNoProcMessage) return request;
     receive_unexpected(request, message);
     return request;
 }

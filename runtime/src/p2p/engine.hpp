@@ -192,6 +192,7 @@ class Engine final : private transport::Events {
     // write its receive's data itself.
     template <typename Done>
     void block_until(Done done, Request* lead);
+    Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null);
     Unexpected* find_unexpected(int source, int tag, const CommRef& comm,
                                 std::uint16_t context);
     void receive_unexpected(Request* request, Unexpected* entry);

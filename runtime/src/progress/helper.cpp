@@ -108,7 +108,7 @@ bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& 
     // (run_helper): either it sees what the caller published, or the load
     // below sees it asleep. A plain load keeps the word's cache line shared
     // while the helper runs; only a sleeping helper costs a read-modify-write.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    store_load_fence();
     if (wake::state_of(word.load(std::memory_order_relaxed)) != wake::kSleeping) return false;
     return wake::wake_if_sleeping(backend, word);
 }
@@ -163,7 +163,7 @@ void run_helper(const node::Region& region, wake::Backend& backend,
     // The helper's last look before sleeping: nothing to do, or something a
     // ring would have announced. Its fence pairs with ring_helper_of's.
     const auto nothing_to_do = [&] {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        store_load_fence();
         if (block.stop.load() != 0) return false;
         if (block.outstanding.load() == 0) return true;
         if (!assignment.rung_by_senders) return false;
