@@ -18,11 +18,13 @@ static int ready_mode(int bytes) {
     int errs = 0;
     const int right = (g_rank + 1) % g_size, left = (g_rank + g_size - 1) % g_size;
     unsigned char* out = mtest_malloc((size_t)bytes);
+    /* One buffer per receive: a posted receive's buffer is not ours to read. */
     unsigned char* in = mtest_malloc((size_t)bytes);
+    unsigned char* in2 = mtest_malloc((size_t)bytes);
     mtest_fill(out, (size_t)bytes, (unsigned)(bytes + g_rank));
     MPI_Request receives[2], send;
     MPI_Irecv(in, bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, &receives[0]);
-    MPI_Irecv(in, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD, &receives[1]);
+    MPI_Irecv(in2, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD, &receives[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Rsend(out, bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD);
     MPI_Wait(&receives[0], MPI_STATUS_IGNORE);
@@ -30,9 +32,10 @@ static int ready_mode(int bytes) {
     MPI_Irsend(out, bytes, MPI_BYTE, right, 2, MPI_COMM_WORLD, &send);
     MPI_Wait(&receives[1], MPI_STATUS_IGNORE);
     MPI_Wait(&send, MPI_STATUS_IGNORE);
-    errs += MT_VERIFY("MPI_Irsend", in, (size_t)bytes, (unsigned)(bytes + left));
+    errs += MT_VERIFY("MPI_Irsend", in2, (size_t)bytes, (unsigned)(bytes + left));
     free(out);
     free(in);
+    free(in2);
     return errs;
 }
 
