@@ -237,6 +237,7 @@ void Runtime::write_stats() const {
         {"rdma_read_bytes", s.rdma_read_bytes},
         {"direct_writes", s.direct_writes},
         {"direct_write_bytes", s.direct_write_bytes},
+        {"direct_writes_abandoned", s.direct_writes_abandoned},
         {"direct_deliveries", s.direct_deliveries},
         {"unexpected", s.unexpected},
         {"send_retries", s.send_retries},

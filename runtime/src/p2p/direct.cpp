@@ -44,6 +44,14 @@ bool Engine::try_direct_write(Request* send) {
         return false;
     const std::optional<DirectTarget> target = observer_->claim_receive(send->peer, send->tuple.pack());
     if (!target) return false;
+    // The receiver may have taken the RTS between the check above and the
+    // claim, matched it to another receive, and posted this one afterwards
+    // (a persistent receive restarted): then the claim is not ours to write.
+    if (!transport.last_message_untaken(send->peer)) {
+        observer_->finish_claim(*target, 0, false);
+        ++stats_.direct_writes_abandoned;
+        return false;
+    }
     const std::size_t bytes = std::min(send->bytes, target->capacity);
     trace::record(trace::Event::write_issued, send->peer, send->wire_id(),
                   static_cast<std::int64_t>(bytes));

@@ -17,6 +17,8 @@ struct Stats {
     // receive buffer itself, and receives its senders wrote.
     std::uint64_t direct_writes = 0;
     std::uint64_t direct_write_bytes = 0;
+    // Claims given up because the receiver took the RTS meanwhile.
+    std::uint64_t direct_writes_abandoned = 0;
     std::uint64_t direct_deliveries = 0;
     std::uint64_t unexpected = 0;       // arrivals that found no posted receive
     std::uint64_t send_retries = 0;     // sends queued because the peer had no free slot

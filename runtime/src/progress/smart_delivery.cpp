@@ -25,9 +25,13 @@ p2p::ReceiveClaim SmartProgress::take_receive(p2p::Request& request, int peer) {
     node::InterruptRequest& slot = region_.irb(local_index_)[request.irb_entry];
     std::uint64_t word = slot.delivery.load(std::memory_order_acquire);
     DeliveryWord seen = DeliveryWord::unpack(word);
-    if (seen.state == DeliveryState::open) {
+    // A failed claim left nothing behind: the receive is anyone's again.
+    if (seen.state == DeliveryState::open || seen.state == DeliveryState::failed) {
         const std::uint64_t taken = DeliveryWord{seen.sequence, -1, DeliveryState::taken}.pack();
-        if (slot.delivery.compare_exchange_strong(word, taken, std::memory_order_acq_rel)) {
+        // Sequentially consistent, like the claim, and after the transport
+        // marked the message taken: a sender that claims first sees the mark
+        // (last_message_untaken), or this sees its claim.
+        if (slot.delivery.compare_exchange_strong(word, taken, std::memory_order_seq_cst)) {
             withdraw(request);
             return p2p::ReceiveClaim::taken;
         }
@@ -87,7 +91,7 @@ std::optional<p2p::DirectTarget> SmartProgress::claim_receive(int peer, std::uin
     }
     if (best < 0) return std::nullopt;
     const std::uint64_t claimed = DeliveryWord{best_sequence, world_rank_, DeliveryState::claimed}.pack();
-    if (!irb[best].delivery.compare_exchange_strong(best_word, claimed, std::memory_order_acq_rel))
+    if (!irb[best].delivery.compare_exchange_strong(best_word, claimed, std::memory_order_seq_cst))
         return std::nullopt;
     return p2p::DirectTarget{address, capacity, peer, best};
 }

@@ -104,9 +104,14 @@ public:
     virtual Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                               std::uint64_t cookie) = 0;
 
-    // Messages sent to `peer` that it has not handed back yet, so not yet
-    // matched (meaningful only with Capabilities::direct_write).
+    // Messages sent to `peer` that it has not handed back yet (meaningful
+    // only with Capabilities::direct_write). A message may be matched, and
+    // its receive long complete, before it is handed back.
     virtual std::size_t messages_in_flight(int peer) const = 0;
+    // Whether `peer` has not yet taken the last message sent to it: it marks
+    // a message taken, in a sequentially consistent store, before it matches
+    // it (meaningful only with Capabilities::direct_write).
+    virtual bool last_message_untaken(int peer) const = 0;
 
     // Delivers arrivals and completions; returns how many events it handled.
     virtual int progress(Events& events) = 0;

@@ -60,6 +60,7 @@ public:
     }
     transport::Armed arm() override { return transport::Armed::ok; }
     std::size_t messages_in_flight(int) const override { return 0; }
+    bool last_message_untaken(int) const override { return false; }
 
 private:
     transport::Capabilities capabilities_{"one-message", 64, false, false, true};

@@ -55,6 +55,15 @@ std::size_t ShmTransport::messages_in_flight(int peer) const {
            ring.control->head.load(std::memory_order_acquire);
 }
 
+bool ShmTransport::last_message_untaken(int peer) const {
+    const int receiver = locality_.local_index_of[peer];
+    const RingView& ring = outbound_[receiver].view();
+    const std::uint64_t last = ring.control->tail.load(std::memory_order_relaxed) - 1;
+    const std::atomic<std::uint64_t>* icb = region_.icb(receiver);
+    return icb[static_cast<std::size_t>(me_) * layout_.cells + last % layout_.cells].load(
+               std::memory_order_seq_cst) != 0;
+}
+
 int ShmTransport::progress(Events& events) {
     int handled = 0;
     for (int sender = 0; sender < layout_.local_size; ++sender) {
@@ -66,8 +75,13 @@ int ShmTransport::progress(Events& events) {
             const auto index = static_cast<std::uint32_t>(position % layout_.cells);
             Arrival arrival;
             arrival.peer = locality_.host_ranks[sender];
-            arrival.tuple = my_icb_[static_cast<std::size_t>(sender) * layout_.cells + index].load(
-                std::memory_order_relaxed);
+            std::atomic<std::uint64_t>& tuple =
+                my_icb_[static_cast<std::size_t>(sender) * layout_.cells + index];
+            arrival.tuple = tuple.load(std::memory_order_relaxed);
+            // Taken before it is matched, so that a sender writing a receive
+            // directly can tell a receive it claimed from one posted after its
+            // message was matched elsewhere (last_message_untaken, p2p/direct.cpp).
+            tuple.store(0, std::memory_order_seq_cst);
             arrival.body = cell + kCellHeaderBytes;
             arrival.bytes = reinterpret_cast<const CellHeader*>(cell)->bytes;
             arrival.slot = static_cast<std::uint64_t>(sender) << 32 | index;

@@ -58,6 +58,7 @@ public:
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
     std::size_t messages_in_flight(int peer) const override;
+    bool last_message_untaken(int peer) const override;
     int progress(Events& events) override;
     // Every send rings the receiver's doorbell itself.
     Armed arm() override { return Armed::ok; }

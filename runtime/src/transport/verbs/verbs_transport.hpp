@@ -119,6 +119,7 @@ class VerbsTransport final : public Transport {
     Armed arm() override;
     // Verbs writes only into registered memory: no direct delivery.
     std::size_t messages_in_flight(int) const override { return 0; }
+    bool last_message_untaken(int) const override { return false; }
 
   private:
     static constexpr std::size_t kTupleBytes = sizeof(std::uint64_t);
