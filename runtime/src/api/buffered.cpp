@@ -4,7 +4,6 @@
 // returns when that send completes, which the next buffered send or
 // MPI_Buffer_detach notices.
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -73,7 +72,7 @@ int start_buffered_send(const char* function, const void* buf, int count, MPI_Da
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     p2p::Engine& engine = *Runtime::get()->engine;
-    const std::size_t bytes = message_bytes(count, *type);
+    const std::size_t bytes = type->bytes(static_cast<std::size_t>(count));
     if (dest != MPI_PROC_NULL) {
         AttachedBuffer& pool = attached();
         std::lock_guard lock(pool.mutex);
@@ -91,7 +90,7 @@ int start_buffered_send(const char* function, const void* buf, int count, MPI_Da
                                                pool.largest_gap(), pool.size)
                                  : std::string("no buffer is attached (MPI_Buffer_attach)"));
         std::byte* copy = pool.base + offset;
-        if (bytes > 0) std::memcpy(copy, buf, bytes);
+        datatype::pack(*type, buf, static_cast<std::size_t>(count), copy);
         p2p::Request* send = engine.isend(copy, bytes, dest, tag, c->ref(), c->p2p_context(),
                                           p2p::SendMode::standard);
         send->owner = comm;

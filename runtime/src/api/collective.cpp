@@ -1,7 +1,10 @@
 // Collective entry points: argument checks (MPI_IN_PLACE only where the
 // standard allows it, root-only arguments checked at the root only), then the
 // collective layer, whose errors are reported with its description.
+#include <optional>
+
 #include "api/errors.hpp"
+#include "api/packing.hpp"
 #include "api/runtime.hpp"
 #include "datatype/op.hpp"
 
@@ -27,8 +30,11 @@ int finish(Call& call, int error_class, const std::string& detail) {
     return call.fail(error_class, "{}", detail.empty() ? "the collective failed" : detail);
 }
 
-std::size_t bytes_of(int count, const datatype::Type& type) {
-    return static_cast<std::size_t>(count) * type.extent;
+std::size_t items(int count) { return static_cast<std::size_t>(count); }
+
+// The packed send data, or MPI_IN_PLACE passed through.
+const void* data_or_in_place(const Outgoing& message, const void* sendbuf) {
+    return in_place(sendbuf) ? MPI_IN_PLACE : message.data();
 }
 
 int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,
@@ -83,10 +89,13 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
+    const bool is_root = c->rank == root;
+    Incoming room(buffer, items(count), *type, is_root);
     std::string detail;
-    return finish(call,
-                  coll::bcast(collective_context(*c, &detail), buffer, bytes_of(count, *type), root),
-                  detail);
+    const int rc =
+        coll::bcast(collective_context(*c, &detail), room.data(), room.capacity(), root);
+    if (!is_root) room.unpack(room.capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -107,11 +116,15 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
         if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     }
+    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
+                           in_place(sendbuf) ? 0 : items(count), *type);
+    std::optional<Incoming> room;
+    if (is_root) room.emplace(recvbuf, items(count), *type, in_place(sendbuf));
     std::string detail;
-    return finish(call,
-                  coll::reduce(collective_context(*c, &detail), sendbuf, recvbuf, count, *type,
-                               *reduction, root),
-                  detail);
+    const int rc = coll::reduce(collective_context(*c, &detail), data_or_in_place(message, sendbuf),
+                                is_root ? room->data() : nullptr, count, *type, *reduction, root);
+    if (is_root) room->unpack(room->capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -126,11 +139,15 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         return rc;
     if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
     if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
+                           in_place(sendbuf) ? 0 : items(count), *type);
+    Incoming room(recvbuf, items(count), *type, in_place(sendbuf));
     std::string detail;
-    return finish(call,
-                  coll::allreduce(collective_context(*c, &detail), sendbuf, recvbuf, count, *type,
-                                  *reduction),
-                  detail);
+    const int rc = coll::allreduce(collective_context(*c, &detail),
+                                   data_or_in_place(message, sendbuf), room.data(), count, *type,
+                                   *reduction);
+    room.unpack(room.capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Gather = PMPI_Gather
@@ -158,12 +175,16 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             return rc;
         if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     }
+    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
+                           skip_send ? *rtype : *stype);
+    std::optional<Incoming> room;
+    if (is_root) room.emplace(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
     std::string detail;
-    return finish(call,
-                  coll::gather(collective_context(*c, &detail), sendbuf,
-                               skip_send ? 0 : bytes_of(sendcount, *stype), recvbuf,
-                               is_root ? bytes_of(recvcount, *rtype) : 0, root),
-                  detail);
+    const int rc = coll::gather(collective_context(*c, &detail), data_or_in_place(message, sendbuf),
+                                message.bytes(), is_root ? room->data() : nullptr,
+                                is_root ? rtype->bytes(items(recvcount)) : 0, root);
+    if (is_root) room->unpack(room->capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -190,12 +211,18 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
                                   "recvtype"))
             return rc;
+    const Outgoing message(is_root ? sendbuf : nullptr,
+                           is_root ? items(sendcount) * items(c->size()) : 0,
+                           is_root ? *stype : *rtype);
+    std::optional<Incoming> room;
+    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
     std::string detail;
-    return finish(call,
-                  coll::scatter(collective_context(*c, &detail), sendbuf,
-                                is_root ? bytes_of(sendcount, *stype) : 0, recvbuf,
-                                skip_receive ? 0 : bytes_of(recvcount, *rtype), root),
-                  detail);
+    const int rc = coll::scatter(collective_context(*c, &detail), message.data(),
+                                 is_root ? stype->bytes(items(sendcount)) : 0,
+                                 skip_receive ? MPI_IN_PLACE : room->data(),
+                                 skip_receive ? 0 : room->capacity(), root);
+    if (!skip_receive) room->unpack(room->capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -209,12 +236,16 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
                                     recvcount, recvtype, rtype))
         return rc;
+    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
+                           in_place(sendbuf) ? 0 : items(sendcount),
+                           in_place(sendbuf) ? *rtype : *stype);
+    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, in_place(sendbuf));
     std::string detail;
-    return finish(call,
-                  coll::allgather(collective_context(*c, &detail), sendbuf,
-                                  in_place(sendbuf) ? 0 : bytes_of(sendcount, *stype), recvbuf,
-                                  bytes_of(recvcount, *rtype)),
-                  detail);
+    const int rc = coll::allgather(collective_context(*c, &detail),
+                                   data_or_in_place(message, sendbuf), message.bytes(),
+                                   room.data(), rtype->bytes(items(recvcount)));
+    room.unpack(room.capacity());
+    return finish(call, rc, detail);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -228,12 +259,18 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
                                     recvcount, recvtype, rtype))
         return rc;
+    // Every rank's block, packed one after the other.
+    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
+                           in_place(sendbuf) ? 0 : items(sendcount) * items(c->size()),
+                           in_place(sendbuf) ? *rtype : *stype);
+    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, in_place(sendbuf));
     std::string detail;
-    return finish(call,
-                  coll::alltoall(collective_context(*c, &detail), sendbuf,
-                                 in_place(sendbuf) ? 0 : bytes_of(sendcount, *stype), recvbuf,
-                                 bytes_of(recvcount, *rtype)),
-                  detail);
+    const int rc = coll::alltoall(collective_context(*c, &detail),
+                                  data_or_in_place(message, sendbuf),
+                                  in_place(sendbuf) ? 0 : stype->bytes(items(sendcount)),
+                                  room.data(), rtype->bytes(items(recvcount)));
+    room.unpack(room.capacity());
+    return finish(call, rc, detail);
 }
 
 }  // extern "C"

@@ -1,55 +1,22 @@
-// Datatype and reduction-operator entry points: argument checks, then the
-// datatype layer.
+// Datatype queries, commit and free, and the reduction-operator entry points
+// (the constructors are in type_constructors.cpp, packing in pack.cpp).
 #include <climits>
 
 #include "api/errors.hpp"
 #include "api/handles.hpp"
+#include "api/packing.hpp"
 #include "datatype/op.hpp"
-
-namespace si::api {
-
-namespace {
-
-// Any existing type, committed or not (constructors and queries accept both).
-int existing_type(Call& call, MPI_Datatype handle, const datatype::Type*& out,
-                  const char* argument = "datatype") {
-    if (handle == MPI_DATATYPE_NULL)
-        return call.fail(MPI_ERR_TYPE, "{} is MPI_DATATYPE_NULL", argument);
-    out = datatype::lookup(handle);
-    if (out == nullptr)
-        return call.fail(MPI_ERR_TYPE, "{} {:#x} is not an existing datatype ({})", argument,
-                         handle, kind_name(handle));
-    return MPI_SUCCESS;
-}
-
-}  // namespace
-
-}  // namespace si::api
 
 using namespace si::api;
 
 extern "C" {
-
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    Call call("MPI_Type_contiguous");
-    if (int rc = call.count(count)) return rc;
-    const si::datatype::Type* old = nullptr;
-    if (int rc = existing_type(call, oldtype, old, "oldtype")) return rc;
-    if (int rc = call.not_null(newtype, "newtype")) return rc;
-    if (int error_class = si::datatype::create_contiguous(count, oldtype, *newtype))
-        return call.fail(error_class, "cannot build contiguous({} x {}): {}", count, old->name,
-                         error_class == MPI_ERR_COUNT ? "the type's size overflows"
-                                                      : "too many derived datatypes exist");
-    return MPI_SUCCESS;
-}
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype* datatype) {
     Call call("MPI_Type_commit");
     if (int rc = call.not_null(datatype, "datatype")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = existing_type(call, *datatype, type)) return rc;
+    if (int rc = call.any_datatype(*datatype, type)) return rc;
     if (int error_class = si::datatype::commit(*datatype))
         return call.fail(error_class, "cannot commit {}", type->name);
     return MPI_SUCCESS;
@@ -60,7 +27,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     Call call("MPI_Type_free");
     if (int rc = call.not_null(datatype, "datatype")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = existing_type(call, *datatype, type)) return rc;
+    if (int rc = call.any_datatype(*datatype, type)) return rc;
     if (type->predefined)
         return call.fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", type->name);
     if (int error_class = si::datatype::free_type(*datatype))
@@ -74,9 +41,19 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size) {
     Call call("MPI_Type_size");
     if (int rc = call.not_null(size, "size")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = existing_type(call, datatype, type)) return rc;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
     *size = type->size > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED
                                                             : static_cast<int>(type->size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+    Call call("MPI_Type_size_x");
+    if (int rc = call.not_null(size, "size")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    *size = static_cast<MPI_Count>(type->size);
     return MPI_SUCCESS;
 }
 
@@ -86,9 +63,46 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) 
     if (int rc = call.not_null(lb, "lb")) return rc;
     if (int rc = call.not_null(extent, "extent")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = existing_type(call, datatype, type)) return rc;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
     *lb = type->lb;
     *extent = static_cast<MPI_Aint>(type->extent);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    Call call("MPI_Type_get_extent_x");
+    if (int rc = call.not_null(lb, "lb")) return rc;
+    if (int rc = call.not_null(extent, "extent")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    *lb = type->lb;
+    *extent = static_cast<MPI_Count>(type->extent);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+    Call call("MPI_Type_get_true_extent");
+    if (int rc = call.not_null(true_lb, "true_lb")) return rc;
+    if (int rc = call.not_null(true_extent, "true_extent")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    *true_lb = type->true_lb;
+    *true_extent = static_cast<MPI_Aint>(type->true_extent);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
+                                MPI_Count* true_extent) {
+    Call call("MPI_Type_get_true_extent_x");
+    if (int rc = call.not_null(true_lb, "true_lb")) return rc;
+    if (int rc = call.not_null(true_extent, "true_extent")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    *true_lb = type->true_lb;
+    *true_extent = static_cast<MPI_Count>(type->true_extent);
     return MPI_SUCCESS;
 }
 
@@ -129,7 +143,12 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         return call.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
     const si::datatype::Op* reduction = nullptr;
     if (int rc = call.reduction(op, *type, reduction)) return rc;
-    si::datatype::apply(*reduction, *type, inbuf, inoutbuf, static_cast<std::size_t>(count));
+    // Both operands packed (a non-contiguous type), reduced, and unpacked again.
+    const auto items = static_cast<std::size_t>(count);
+    const Outgoing in(inbuf, items, *type);
+    Incoming inout(inoutbuf, items, *type, true);
+    si::datatype::apply(*reduction, *type, in.data(), inout.data(), items);
+    inout.unpack(inout.capacity());
     return MPI_SUCCESS;
 }
 

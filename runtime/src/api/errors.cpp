@@ -134,7 +134,7 @@ int Call::communicator(MPI_Comm handle, Communicator*& out) {
     return MPI_SUCCESS;
 }
 
-int Call::datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument) {
+int Call::any_datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument) {
     if (handle == MPI_DATATYPE_NULL)
         return fail(MPI_ERR_TYPE, "{} is MPI_DATATYPE_NULL", argument);
     if (!is_kind(handle, HandleKind::datatype))
@@ -142,6 +142,11 @@ int Call::datatype(MPI_Datatype handle, const datatype::Type*& out, const char* 
     out = datatype::lookup(handle);
     if (out == nullptr)
         return fail(MPI_ERR_TYPE, "{} {:#x} does not exist (freed?)", argument, handle);
+    return MPI_SUCCESS;
+}
+
+int Call::datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument) {
+    if (int rc = any_datatype(handle, out, argument)) return rc;
     if (!out->committed)
         return fail(MPI_ERR_TYPE, "{} {} is not committed; call MPI_Type_commit first", argument,
                     out->name);
@@ -175,7 +180,8 @@ int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type
                   const char* type_name) {
     if (int rc = count(count_value, count_name)) return rc;
     if (int rc = datatype(type, out, type_name)) return rc;
-    if (out->size == 0) return MPI_SUCCESS;
+    // MPI_BOTTOM (null) with a derived type whose displacements are addresses.
+    if (out->size == 0 || !out->predefined) return MPI_SUCCESS;
     return buffer(buffer_pointer, count_value, buffer_name);
 }
 

@@ -49,7 +49,10 @@ public:
 
     int initialized();
     int communicator(MPI_Comm handle, Communicator*& out);
+    // A committed datatype (messages), or any existing one (constructors, queries).
     int datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument = "datatype");
+    int any_datatype(MPI_Datatype handle, const datatype::Type*& out,
+                     const char* argument = "datatype");
     // The operator exists and is defined for the type.
     int reduction(MPI_Op handle, const datatype::Type& type, const datatype::Op*& out);
     int count(int value, const char* argument = "count");

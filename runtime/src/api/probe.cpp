@@ -6,6 +6,7 @@
 
 #include "api/errors.hpp"
 #include "api/handles.hpp"
+#include "api/packing.hpp"
 #include "api/pt2pt.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
@@ -74,8 +75,9 @@ int take_message(Call& call, void* buf, int count, MPI_Datatype datatype, MPI_Me
 
 p2p::Request* receive_message(Message* message, void* buf, int count,
                               const datatype::Type& type, MPI_Comm comm) {
-    p2p::Request* request =
-        Runtime::get()->engine->imrecv(message, buf, message_bytes(count, type));
+    Incoming room(buf, count, type);
+    p2p::Request* request = Runtime::get()->engine->imrecv(message, room.data(), room.capacity(),
+                                                           room.unpack_when_received());
     request->owner = comm;
     return request;
 }

@@ -1,11 +1,12 @@
 // Point-to-point entry points: argument checks, then the p2p engine.
 #include "api/pt2pt.hpp"
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <vector>
+#include <memory>
 
 #include "api/errors.hpp"
+#include "api/packing.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
 
@@ -30,18 +31,15 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
-std::size_t message_bytes(int count, const datatype::Type& type) {
-    return static_cast<std::size_t>(count) * type.extent;
-}
-
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out) {
     Call call(function);
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    out = Runtime::get()->engine->isend(buf, message_bytes(count, *type), dest, tag, c->ref(),
-                                        c->p2p_context(), mode);
+    Outgoing message(buf, count, *type);
+    out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
+                                        c->p2p_context(), mode, message.keep_until_sent());
     out->owner = comm;
     return MPI_SUCCESS;
 }
@@ -52,8 +50,9 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    out = Runtime::get()->engine->irecv(buf, message_bytes(count, *type), source, tag, c->ref(),
-                                        c->p2p_context(), blocking);
+    Incoming room(buf, count, *type);
+    out = Runtime::get()->engine->irecv(room.data(), room.capacity(), source, tag, c->ref(),
+                                        c->p2p_context(), blocking, room.unpack_when_received());
     out->owner = comm;
     return MPI_SUCCESS;
 }
@@ -150,10 +149,14 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     si::p2p::Engine& engine = *Runtime::get()->engine;
     // Receive first: a peer doing the same then finds its message expected.
-    si::p2p::Request* receive = engine.irecv(recvbuf, message_bytes(recvcount, *rtype), source,
-                                             recvtag, c->ref(), c->p2p_context(), true);
-    si::p2p::Request* send = engine.isend(sendbuf, message_bytes(sendcount, *stype), dest, sendtag,
-                                          c->ref(), c->p2p_context(), si::p2p::SendMode::standard);
+    Incoming room(recvbuf, recvcount, *rtype);
+    si::p2p::Request* receive =
+        engine.irecv(room.data(), room.capacity(), source, recvtag, c->ref(), c->p2p_context(),
+                     true, room.unpack_when_received());
+    Outgoing message(sendbuf, sendcount, *stype);
+    si::p2p::Request* send =
+        engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->p2p_context(),
+                     si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     engine.wait(send);
     engine.wait(receive);
@@ -171,21 +174,24 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     if (int rc = check_send(call, buf, count, datatype, dest, sendtag, comm, c, type)) return rc;
     if (int rc = check_receive(call, buf, count, datatype, source, recvtag, comm, c, type))
         return rc;
-    // The message arrives in a copy while the original is being sent.
-    const std::size_t bytes = message_bytes(count, *type);
-    std::vector<std::byte> incoming(bytes);
+    // The message arrives in a packed copy while the original is being sent
+    // (from a packed copy too, for a non-contiguous type).
+    Outgoing message(buf, count, *type);
+    const std::size_t bytes = type->bytes(static_cast<std::size_t>(count));
+    auto incoming = std::make_unique_for_overwrite<std::byte[]>(bytes);
     si::p2p::Engine& engine = *Runtime::get()->engine;
-    si::p2p::Request* receive = engine.irecv(incoming.data(), bytes, source, recvtag, c->ref(),
+    si::p2p::Request* receive = engine.irecv(incoming.get(), bytes, source, recvtag, c->ref(),
                                              c->p2p_context(), true);
-    si::p2p::Request* send = engine.isend(buf, bytes, dest, sendtag, c->ref(), c->p2p_context(),
-                                          si::p2p::SendMode::standard);
+    si::p2p::Request* send =
+        engine.isend(message.data(), bytes, dest, sendtag, c->ref(), c->p2p_context(),
+                     si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     engine.wait(send);
     engine.wait(receive);
     const std::size_t received = receive->result.bytes;
     const int send_rc = finish_request("MPI_Sendrecv_replace", send, MPI_STATUS_IGNORE);
     const int receive_rc = finish_request("MPI_Sendrecv_replace", receive, status);
-    if (received > 0) std::memcpy(buf, incoming.data(), received);
+    si::datatype::unpack(*type, incoming.get(), std::min(received, bytes), buf);
     return send_rc != MPI_SUCCESS ? send_rc : receive_rc;
 }
 
@@ -221,14 +227,40 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
     if (int rc = call.not_null(count, "count")) return rc;
     const si::datatype::Type* type = nullptr;
     if (int rc = call.datatype(datatype, type)) return rc;
-    if (type->extent == 0) {
-        *count = status->si_count == 0 ? 0 : MPI_UNDEFINED;
+    // Whole items of the packed size, or MPI_UNDEFINED.
+    const auto bytes = static_cast<std::size_t>(status->si_count);
+    if (type->packed == 0) {
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    const long long elements = status->si_count / static_cast<long long>(type->extent);
-    *count = status->si_count % static_cast<long long>(type->extent) == 0 && elements <= INT32_MAX
-                 ? static_cast<int>(elements)
-                 : MPI_UNDEFINED;
+    const std::size_t items = bytes / type->packed;
+    *count = bytes % type->packed == 0 && items <= INT32_MAX ? static_cast<int>(items)
+                                                           : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+    Call call("MPI_Get_elements");
+    if (int rc = call.not_null(status, "status")) return rc;
+    if (int rc = call.not_null(count, "count")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.datatype(datatype, type)) return rc;
+    const std::size_t elements =
+        si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count));
+    *count = elements <= INT32_MAX ? static_cast<int>(elements) : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+    Call call("MPI_Get_elements_x");
+    if (int rc = call.not_null(status, "status")) return rc;
+    if (int rc = call.not_null(count, "count")) return rc;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.datatype(datatype, type)) return rc;
+    *count = static_cast<MPI_Count>(
+        si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count)));
     return MPI_SUCCESS;
 }
 

@@ -14,9 +14,6 @@
 
 namespace si::api {
 
-// Bytes on the wire of count elements (contiguous types: see datatype.hpp).
-std::size_t message_bytes(int count, const datatype::Type& type);
-
 // Fill c and type on success.
 int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, Communicator*& c, const datatype::Type*& type);

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "datatype/handle_table.hpp"
+#include "datatype/derived.hpp"
 
 namespace si::datatype {
 
@@ -21,21 +21,35 @@ static_assert(kPredefinedCount <= static_cast<int>(kFirstDerivedSlot));
 // A derived type's name is cut here so that deep nesting stays readable.
 constexpr std::size_t kMaxNameLength = MPI_MAX_OBJECT_NAME - 1;
 
+Type predefined_type(MPI_Datatype handle, Family family, std::size_t size, std::size_t extent,
+                     std::size_t alignment, const char* name) {
+    Type type;
+    type.handle = type.base = handle;
+    type.family = family;
+    type.size = size;
+    type.extent = type.packed = type.true_extent = extent;
+    type.alignment = alignment;
+    type.basic_elements = family == Family::pair ? 2 : 1;
+    type.predefined = type.committed = true;
+    type.name = name;
+    return type;
+}
+
 template <typename C>
-constexpr Type basic(MPI_Datatype handle, Family family, const char* name) {
-    return Type{handle, handle, family, sizeof(C), sizeof(C), 0, alignof(C), 1, true, true, name};
+Type basic(MPI_Datatype handle, Family family, const char* name) {
+    return predefined_type(handle, family, sizeof(C), sizeof(C), alignof(C), name);
 }
 
 // The data of a pair is its value and its int; the extent is that of the C
 // struct, padding included.
 template <typename V>
-constexpr Type pair(MPI_Datatype handle, const char* name) {
+Type pair(MPI_Datatype handle, const char* name) {
     using C = ValueIndex<V>;
-    return Type{handle, handle, Family::pair, sizeof(V) + sizeof(int), sizeof(C), 0, alignof(C), 1,
-                true,   true,   name};
+    return predefined_type(handle, Family::pair, sizeof(V) + sizeof(int), sizeof(C), alignof(C),
+                           name);
 }
 
-constexpr std::array<Type, kPredefinedCount> make_predefined() {
+std::array<Type, kPredefinedCount> make_predefined() {
     std::array<Type, kPredefinedCount> t{};
     const Type all[] = {
         basic<char>(MPI_CHAR, Family::none, "MPI_CHAR"),
@@ -84,22 +98,18 @@ constexpr std::array<Type, kPredefinedCount> make_predefined() {
     return t;
 }
 
-constexpr std::array<Type, kPredefinedCount> kPredefined = make_predefined();
+// Built before main (no other static initializer looks types up); the unit
+// test EveryPredefinedHandleIsCovered checks no handle of mpi.h is missing.
+const std::array<Type, kPredefinedCount> kPredefined = make_predefined();
 
-constexpr bool all_predefined_present() {
-    for (int i = 1; i < kPredefinedCount; ++i)
-        if (kPredefined[i].handle != (kKind << SI_HANDLE_KIND_SHIFT | i)) return false;
-    return true;
-}
-static_assert(all_predefined_present(), "a predefined handle of mpi.h has no table entry");
+}  // namespace
 
-HandleTable<Type>& derived() {
+HandleTable<Type>& derived_types() {
     static HandleTable<Type> table(kKind, kFirstDerivedSlot);
     return table;
 }
 
-std::string contiguous_name(int count, const char* old_name) {
-    std::string name = fmt::format("contiguous({} x {})", count, old_name);
+std::string short_name(std::string name) {
     if (name.size() > kMaxNameLength) {
         name.resize(kMaxNameLength - 4);
         name += "...)";
@@ -107,56 +117,37 @@ std::string contiguous_name(int count, const char* old_name) {
     return name;
 }
 
-}  // namespace
+std::span<const Block> Type::blocks(Block& storage) const {
+    if (map) return *map;
+    storage = Block{0, extent, static_cast<std::uint32_t>(extent),
+                    static_cast<std::uint32_t>(basic_elements)};
+    return {&storage, 1};
+}
 
 const Type* lookup(MPI_Datatype handle) {
     // One unsigned comparison covers every predefined handle except the null one.
     const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
     if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return &kPredefined[offset + 1];
-    return derived().find(handle);
+    return derived_types().find(handle);
 }
 
 const Type& predefined(MPI_Datatype handle) {
     return kPredefined[handle & kIndexMask];
 }
 
-int create_contiguous(int count, MPI_Datatype old, MPI_Datatype& out) {
-    if (count < 0) return MPI_ERR_COUNT;
-    const Type* old_type = lookup(old);
-    if (old_type == nullptr) return MPI_ERR_TYPE;
-    // Copy before building: the old type may be freed by another thread at any
-    // time after this, and the new type must not depend on it.
-    const Type from = *old_type;
-    const std::string name = contiguous_name(count, from.name);
-    const auto n = static_cast<std::size_t>(count);
-    Type type = from;
-    type.predefined = false;
-    type.committed = false;
-    // Sizes may exceed int (MPI_Type_size then reports MPI_UNDEFINED); only
-    // overflow of the byte counts themselves is an error.
-    if (__builtin_mul_overflow(n, from.extent, &type.extent) ||
-        __builtin_mul_overflow(n, from.size, &type.size) ||
-        __builtin_mul_overflow(n, from.elements, &type.elements))
-        return MPI_ERR_COUNT;
-    const int handle = derived().add(type, [&name](int) { return name; });
-    if (handle == 0) return MPI_ERR_INTERN;
-    out = handle;
-    return MPI_SUCCESS;
-}
-
 int commit(MPI_Datatype handle) {
     const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
     if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return MPI_SUCCESS;
-    return derived().update(handle, [](Type& type) { type.committed = true; }) ? MPI_SUCCESS
+    return derived_types().update(handle, [](Type& type) { type.committed = true; }) ? MPI_SUCCESS
                                                                                : MPI_ERR_TYPE;
 }
 
 int free_type(MPI_Datatype handle) {
-    return derived().remove(handle) ? MPI_SUCCESS : MPI_ERR_TYPE;
+    return derived_types().remove(handle) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 std::size_t derived_count() {
-    return derived().live();
+    return derived_types().live();
 }
 
 }  // namespace si::datatype

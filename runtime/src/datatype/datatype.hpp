@@ -1,16 +1,21 @@
-// Datatypes: the predefined types of mpi.h and the contiguous derived types
-// built from them, addressed by MPI_Datatype handle.
+// Datatypes: the predefined types of mpi.h and the derived types built from
+// them (contiguous, vector, indexed, struct, subarray, resized, ...),
+// addressed by MPI_Datatype handle.
 //
-// Wire representation = memory representation. A message of `count` items of
-// a type is the count * extent bytes starting at the buffer, copied as they
-// are: no packing, no conversion (every rank runs on the same architecture).
-// The pair types used by MPI_MAXLOC / MPI_MINLOC therefore travel with their
-// padding (MPI_DOUBLE_INT: 12 bytes of data, 16 on the wire), and
-// MPI_Get_count must divide received bytes by the extent, not the size.
+// A derived type is flattened when it is built into its type map: the runs
+// of bytes one item covers, in type-map order, relative to the buffer. The
+// packed form of a message is those runs of each item, back to back; it is
+// what travels on the wire and what MPI_Pack writes. A type whose items are
+// already one dense run (`contiguous`) is sent from and received into the
+// user's memory directly; any other is packed and unpacked by the API layer.
 //
-// Every type here is dense (contiguous of contiguous of a basic type), so a
-// type is fully described by its basic element type and how many of them one
-// item holds; reductions on a derived type run element-wise on that base.
+// The pair types used by MPI_MAXLOC / MPI_MINLOC pack as the whole C struct,
+// padding included (MPI_DOUBLE_INT: 12 bytes of data, 16 packed), so that a
+// reduction can run its kernels on the packed form. MPI_Get_count therefore
+// divides received bytes by the packed size, not by MPI_Type_size.
+//
+// A type whose every unit is the same predefined type (`base`) reduces
+// element-wise on the packed form; a mixed one takes only user operators.
 //
 // Lookup of a predefined type is a range check and an array index, with no
 // lock: every send does it. Derived types live in a table behind a mutex.
@@ -18,6 +23,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "mpi.h"
 
@@ -36,22 +45,55 @@ enum class Family : std::uint8_t {
     pair,            // value-index pairs for MPI_MAXLOC / MPI_MINLOC
 };
 
+// One run of bytes in an item's type map. `unit` is the packed size of the
+// predefined type the run is made of and `unit_elements` how many basic
+// elements one unit counts for MPI_Get_elements (2 for a pair type).
+struct Block {
+    std::ptrdiff_t offset = 0;  // from the start of the item
+    std::size_t length = 0;
+    std::uint32_t unit = 1;
+    std::uint32_t unit_elements = 1;
+};
+using TypeMap = std::vector<Block>;
+
+// buffer + offset, where the buffer may be MPI_BOTTOM (a null pointer) and
+// the offsets absolute addresses (MPI_Get_address), which C++ pointer
+// arithmetic does not allow.
+inline std::byte* at(const void* buffer, std::ptrdiff_t offset) {
+    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(buffer) +
+                                        static_cast<std::uintptr_t>(offset));
+}
+
 struct Type {
     MPI_Datatype handle = MPI_DATATYPE_NULL;
-    MPI_Datatype base = MPI_DATATYPE_NULL;  // predefined type of each element
-    Family family = Family::none;           // family of the base
-    std::size_t size = 0;                   // bytes of data in one item (MPI_Type_size)
-    std::size_t extent = 0;                 // stride between items = wire bytes per item
-    std::ptrdiff_t lb = 0;                  // always 0: no type here has holes or shifts
-    std::size_t alignment = 1;              // alignof the C type of the base
-    std::size_t elements = 1;               // base elements in one item
+    // The predefined type of every unit, or MPI_DATATYPE_NULL when they differ.
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    Family family = Family::none;  // family of the base
+    std::size_t size = 0;          // bytes of data in one item (MPI_Type_size)
+    std::size_t extent = 0;        // stride between items (MPI_Type_get_extent)
+    std::ptrdiff_t lb = 0;
+    std::size_t packed = 0;  // bytes of one item packed and on the wire
+    std::ptrdiff_t true_lb = 0;
+    std::size_t true_extent = 0;
+    std::size_t alignment = 1;      // the largest alignof among its units
+    std::size_t elements = 1;       // units in one item (a pair is one unit)
+    std::size_t basic_elements = 1; // MPI_Get_elements of one item (a pair is two)
+    bool contiguous = true;         // items are one dense run at buffer + true_lb
+    bool resized = false;           // bounds set by MPI_Type_create_resized
     bool predefined = false;
     bool committed = false;
-    // For messages: "MPI_DOUBLE", "contiguous(4 x MPI_INT)".
+    // For messages: "MPI_DOUBLE", "vector(4 x 2 x MPI_INT, stride 8)".
     const char* name = "";
+    // Derived types only; a predefined type is one unit at offset 0.
+    std::shared_ptr<const TypeMap> map;
 
-    // Bytes a message of `count` items occupies in memory and on the wire.
-    std::size_t bytes(std::size_t count) const { return count * extent; }
+    // Bytes a message of `count` items occupies packed and on the wire.
+    std::size_t bytes(std::size_t count) const { return count * packed; }
+    // Where a contiguous type's data starts in a buffer.
+    const std::byte* data(const void* buffer) const { return at(buffer, true_lb); }
+    std::byte* data(void* buffer) const { return at(buffer, true_lb); }
+    // The type map; a predefined type's is built on the fly.
+    std::span<const Block> blocks(Block& storage) const;
 };
 
 // The C layout of the pair types (MPI_FLOAT_INT is ValueIndex<float>, ...).
@@ -74,11 +116,38 @@ const Type* lookup(MPI_Datatype handle);
 // The predefined table entry; `handle` must be a predefined type.
 const Type& predefined(MPI_Datatype handle);
 
-// MPI_Type_contiguous. Returns an MPI error class: MPI_ERR_COUNT for a
+// Constructors. Each returns an MPI error class: MPI_ERR_COUNT for a
 // negative count or a size that overflows, MPI_ERR_TYPE for an invalid old
-// type (it need not be committed), MPI_ERR_INTERN when the table is full.
-// `out` is set only on success; the new type is not committed.
+// type (it need not be committed), MPI_ERR_INTERN when the table is full or
+// the type map would exceed kMaxBlocks runs. `out` is set only on success;
+// the new type is not committed. Arguments are checked by the API layer;
+// displacements and strides here are in bytes.
+
+// `count` items of `type` at `displacement` bytes: one block of a vector,
+// an indexed or a struct type.
+struct Piece {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    std::ptrdiff_t displacement = 0;
+    std::size_t count = 0;
+};
+inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
+
+// Every constructor but resized and dup: the pieces in type-map order. A
+// struct type's extent is padded to its alignment, as a C struct's is.
+[[nodiscard]] int create_from_pieces(std::span<const Piece> pieces, bool is_struct,
+                                     const std::string& name, MPI_Datatype& out);
 [[nodiscard]] int create_contiguous(int count, MPI_Datatype old, MPI_Datatype& out);
+[[nodiscard]] int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::size_t extent,
+                                 MPI_Datatype& out);
+[[nodiscard]] int create_dup(MPI_Datatype old, MPI_Datatype& out);
+
+// Packing (pack.cpp). pack copies `count` items at `buffer` into `out`
+// (type.bytes(count) bytes); unpack copies `bytes` packed bytes (a prefix of
+// whole items and possibly part of one) from `in` into items at `buffer`.
+void pack(const Type& type, const void* buffer, std::size_t count, void* out);
+void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer);
+// MPI_Get_elements: basic elements in `bytes` packed bytes of this type.
+std::size_t elements_in(const Type& type, std::size_t bytes);
 
 // MPI_Type_commit: MPI_ERR_TYPE for an invalid handle; committing a
 // predefined or already committed type does nothing.

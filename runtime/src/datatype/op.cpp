@@ -4,6 +4,8 @@
 #include <array>
 #include <climits>
 
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "datatype/handle_table.hpp"
@@ -76,6 +78,22 @@ const char* domain_of(MPI_Op op) {
     }
 }
 
+// A user function sees items laid out as their type says, holes and all:
+// both operands are unpacked into scratch memory, and the result packed back.
+void apply_unpacked(const Op& op, const Type& type, const void* in, void* inout,
+                    std::size_t count) {
+    const std::size_t span = (count - 1) * type.extent + type.true_extent;
+    std::vector<std::byte> a(span), b(span);
+    std::byte* a_items = a.data() - type.true_lb;
+    std::byte* b_items = b.data() - type.true_lb;
+    unpack(type, in, type.bytes(count), a_items);
+    unpack(type, inout, type.bytes(count), b_items);
+    MPI_Datatype handle = type.handle;
+    int len = static_cast<int>(std::min<std::size_t>(count, INT_MAX));
+    op.function(a_items, b_items, &len, &handle);
+    pack(type, b_items, count, inout);
+}
+
 }  // namespace
 
 const Op* lookup_op(MPI_Op handle) {
@@ -107,11 +125,13 @@ std::string reduction_error(const Op& op, const Type& type) {
     if (op.handle == MPI_REPLACE || op.handle == MPI_NO_OP)
         return fmt::format("{} is for one-sided accumulate operations only, not for reductions",
                            op.name);
-    const Type& base = predefined(type.base);
-    std::string message = type.predefined
-                              ? fmt::format("{} is not defined for {}", op.name, type.name)
-                              : fmt::format("{} is not defined for {}, whose elements are {}",
-                                            op.name, type.name, base.name);
+    std::string message =
+        type.predefined ? fmt::format("{} is not defined for {}", op.name, type.name)
+        : type.base == MPI_DATATYPE_NULL
+            ? fmt::format("{} is not defined for {}, whose elements are of different types",
+                          op.name, type.name)
+            : fmt::format("{} is not defined for {}, whose elements are {}", op.name, type.name,
+                          predefined(type.base).name);
     message += fmt::format("; it applies to {}", domain_of(op.handle));
     if (type.base == MPI_CHAR)
         message +=
@@ -127,10 +147,15 @@ void apply(const Op& op, const Type& type, const void* in, void* inout, std::siz
         if (kernel != nullptr) kernel(in, inout, count * type.elements);
         return;
     }
-    // The standard's user function takes non-const pointers and an int length.
+    if (!type.contiguous) {
+        apply_unpacked(op, type, in, inout, count);
+        return;
+    }
+    // The standard's user function takes non-const pointers, an int length
+    // and items where the type puts them: the packed data less the lower bound.
     MPI_Datatype handle = type.handle;
-    auto* a = static_cast<std::byte*>(const_cast<void*>(in));
-    auto* b = static_cast<std::byte*>(inout);
+    auto* a = static_cast<std::byte*>(const_cast<void*>(in)) - type.true_lb;
+    auto* b = static_cast<std::byte*>(inout) - type.true_lb;
     while (count > 0) {
         const std::size_t done = std::min<std::size_t>(count, INT_MAX);
         int len = static_cast<int>(done);  // a copy: the function may write to it

@@ -63,9 +63,11 @@ Engine::~Engine() {
 // ---- starting operations ------------------------------------------------------
 
 Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
-                       const CommRef& comm, std::uint16_t context, SendMode mode) {
+                       const CommRef& comm, std::uint16_t context, SendMode mode,
+                       std::unique_ptr<CompletionHook> hook) {
     ProgressGuard guard(lock_);
     Request* request = pool_.acquire(Request::Kind::send);
+    request->hook = std::move(hook);
     if (dest == kProcNull) {
         request->result = Completion{kProcNull, kAnyTag, 0, 0};
         complete(request);
@@ -107,8 +109,10 @@ void Engine::start_send(Request* request) {
 }
 
 // A receive from MPI_PROC_NULL is complete at once, with an empty result.
-Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_null) {
+Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
+                             std::unique_ptr<CompletionHook> hook) {
     Request* request = pool_.acquire(Request::Kind::receive);
+    request->hook = std::move(hook);
     request->buffer = buffer;
     request->bytes = capacity;
     if (from_proc_null) {
@@ -119,9 +123,9 @@ Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_
 }
 
 Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
-                       std::uint16_t context, bool blocking) {
+                       std::uint16_t context, bool blocking, std::unique_ptr<CompletionHook> hook) {
     ProgressGuard guard(lock_);
-    Request* request = new_receive(buffer, capacity, source == kProcNull);
+    Request* request = new_receive(buffer, capacity, source == kProcNull, std::move(hook));
     if (source == kProcNull) return request;
     request->match = MatchSpec{context, source, tag};
     Unexpected* entry = find_unexpected(source, tag, comm, context);
@@ -175,9 +179,10 @@ std::optional<std::pair<Engine::Unexpected*, Completion>> Engine::improbe(int so
     return std::pair{entry, entry->completion()};
 }
 
-Request* Engine::imrecv(Unexpected* message, void* buffer, std::size_t capacity) {
+Request* Engine::imrecv(Unexpected* message, void* buffer, std::size_t capacity,
+                        std::unique_ptr<CompletionHook> hook) {
     ProgressGuard guard(lock_);
-    Request* request = new_receive(buffer, capacity, message == kNoProcMessage);
+    Request* request = new_receive(buffer, capacity, message == kNoProcMessage, std::move(hook));
     if (message == kNoProcMessage) return request;
     receive_unexpected(request, message);
     return request;
@@ -460,6 +465,10 @@ void Engine::finish_rendezvous(Request* request) {
 
 void Engine::complete(Request* request) {
     request->phase = Request::Phase::done;
+    if (request->hook) {
+        request->hook->completed(request->result);
+        request->hook.reset();
+    }
     if (request->detached) {
         pool_.release(request);
         return;

@@ -111,13 +111,16 @@ class Engine final : private transport::Events {
 
     // Start operations; dest/source are communicator ranks (or kProcNull,
     // kAnySource), context selects point-to-point or collective traffic.
+    // `hook`, if given, runs when the operation completes (request.hpp).
     Request* isend(const void* buffer, std::size_t bytes, int dest, int tag, const CommRef& comm,
-                   std::uint16_t context, SendMode mode);
+                   std::uint16_t context, SendMode mode,
+                   std::unique_ptr<CompletionHook> hook = nullptr);
     // `blocking`: the caller waits for the receive at once (MPI_Recv, blocking
     // collectives), so it is progressed by its own thread and no helper need
     // watch it: the ProgressObserver is not told.
     Request* irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
-                   std::uint16_t context, bool blocking = false);
+                   std::uint16_t context, bool blocking = false,
+                   std::unique_ptr<CompletionHook> hook = nullptr);
     // Matches an unexpected message without receiving it.
     std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
                                      std::uint16_t context);
@@ -134,7 +137,8 @@ class Engine final : private transport::Events {
     std::pair<Unexpected*, Completion> mprobe(int source, int tag, const CommRef& comm,
                                               std::uint16_t context);
     // Receives a message improbe took; the message is consumed.
-    Request* imrecv(Unexpected* message, void* buffer, std::size_t capacity);
+    Request* imrecv(Unexpected* message, void* buffer, std::size_t capacity,
+                    std::unique_ptr<CompletionHook> hook = nullptr);
     static inline Unexpected* const kNoProcMessage = nullptr;
 
     // MPI_Cancel: takes back a receive no message has matched yet, or a send
@@ -192,7 +196,8 @@ class Engine final : private transport::Events {
     // write its receive's data itself.
     template <typename Done>
     void block_until(Done done, Request* lead);
-    Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null);
+    Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
+                         std::unique_ptr<CompletionHook> hook);
     Unexpected* find_unexpected(int source, int tag, const CommRef& comm,
                                 std::uint16_t context);
     void receive_unexpected(Request* request, Unexpected* entry);

@@ -45,6 +45,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
 }
 
 void RequestPool::release(Request* request) {
+    request->hook.reset();
     request->phase = Request::Phase::idle;
     request->in_use = false;
     ++request->generation;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "p2p/tuple.hpp"
@@ -19,6 +20,16 @@ struct Completion {
     int error = 0;  // MPI error class, MPI_SUCCESS = 0
     std::size_t bytes = 0;
     bool cancelled = false;  // MPI_Cancel took the operation back
+};
+
+// Work the layer above hands over with an operation, run once when it
+// completes: under the progress lock, in whichever of the rank's threads
+// completes it, before the completion is visible. The API layer unpacks a
+// receive of a non-contiguous datatype there and frees a send's packed copy.
+class CompletionHook {
+  public:
+    virtual ~CompletionHook() = default;
+    virtual void completed(const Completion& result) = 0;
 };
 
 struct Request {
@@ -54,6 +65,7 @@ struct Request {
     Completion result{};
     // Opaque to this layer: the API's communicator handle, for error reporting.
     std::int32_t owner = 0;
+    std::unique_ptr<CompletionHook> hook;
 
     // Rendezvous receive: the sender's request, named in the RTS and the FIN.
     std::uint64_t remote_request = 0;

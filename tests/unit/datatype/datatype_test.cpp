@@ -192,6 +192,70 @@ TEST(Datatype, ContiguousNests) {
     EXPECT_EQ(free_type(outer), MPI_SUCCESS);
 }
 
+// Every other int of six: three runs of one int, 4 bytes apart in the packed form.
+TEST(Datatype, StridedPiecesFlattenAndPack) {
+    std::vector<Piece> pieces;
+    for (int i = 0; i < 3; ++i) pieces.push_back(Piece{MPI_INT, 8 * i, 1});
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, false, "strided", h), MPI_SUCCESS);
+    const Type* t = lookup(h);
+    ASSERT_NE(t, nullptr);
+    EXPECT_FALSE(t->contiguous);
+    EXPECT_EQ(t->map->size(), 3u);
+    EXPECT_EQ(t->size, 12u);
+    EXPECT_EQ(t->packed, 12u);
+    EXPECT_EQ(t->extent, 20u);  // the last int ends 20 bytes in
+    EXPECT_EQ(t->base, MPI_INT);
+    const int items[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    int packed[6] = {};
+    pack(*t, items, 2, packed);  // the second item starts at 20 bytes: items[5]
+    EXPECT_EQ(std::vector<int>(packed, packed + 6), (std::vector<int>{1, 3, 5, 6, 8, 10}));
+    int unpacked[10] = {};
+    unpack(*t, packed, 5 * sizeof(int), unpacked);  // a short message: five of six ints
+    EXPECT_EQ(std::vector<int>(unpacked, unpacked + 10),
+              (std::vector<int>{1, 0, 3, 0, 5, 6, 0, 8, 0, 0}));
+    EXPECT_EQ(elements_in(*t, 5 * sizeof(int)), 5u);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+// Adjacent runs merge, so a contiguous type made of pieces is dense again.
+TEST(Datatype, AdjacentPiecesMerge) {
+    const Piece pieces[] = {{MPI_DOUBLE, 0, 2}, {MPI_DOUBLE, 16, 1}};
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, false, "dense", h), MPI_SUCCESS);
+    EXPECT_TRUE(lookup(h)->contiguous);
+    EXPECT_EQ(lookup(h)->map->size(), 1u);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+// A struct {char; double} is padded to 16 bytes, and mixed: no base type.
+TEST(Datatype, StructPadsToItsAlignmentAndHasNoBase) {
+    const Piece pieces[] = {{MPI_CHAR, 0, 1}, {MPI_DOUBLE, 8, 1}};
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, true, "record", h), MPI_SUCCESS);
+    const Type* t = lookup(h);
+    EXPECT_EQ(t->extent, 16u);
+    EXPECT_EQ(t->size, 9u);
+    EXPECT_EQ(t->base, MPI_DATATYPE_NULL);
+    EXPECT_EQ(t->family, Family::none);
+    EXPECT_EQ(t->basic_elements, 2u);
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+// Resizing keeps the data and moves the bounds; dense data at a shifted
+// lower bound is still contiguous.
+TEST(Datatype, ResizedMovesTheBoundsOnly) {
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_resized(MPI_INT, -4, 12, h), MPI_SUCCESS);
+    const Type* t = lookup(h);
+    EXPECT_EQ(t->lb, -4);
+    EXPECT_EQ(t->extent, 12u);
+    EXPECT_EQ(t->true_lb, 0);
+    EXPECT_EQ(t->true_extent, sizeof(int));
+    EXPECT_FALSE(t->contiguous);  // items are 12 bytes apart, 4 of data each
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
 TEST(Datatype, ContiguousOfZeroIsEmpty) {
     MPI_Datatype h = MPI_DATATYPE_NULL;
     ASSERT_EQ(create_contiguous(0, MPI_DOUBLE, h), MPI_SUCCESS);

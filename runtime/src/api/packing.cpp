@@ -1,0 +1,73 @@
+#include "api/packing.hpp"
+
+#include <algorithm>
+
+namespace si::api {
+
+namespace {
+
+class KeepPacked final : public p2p::CompletionHook {
+  public:
+    explicit KeepPacked(std::unique_ptr<std::byte[]> packed) : packed_(std::move(packed)) {}
+    void completed(const p2p::Completion&) override {}
+
+  private:
+    std::unique_ptr<std::byte[]> packed_;
+};
+
+class UnpackReceived final : public p2p::CompletionHook {
+  public:
+    UnpackReceived(const datatype::Type& type, void* buffer, std::size_t capacity,
+                   std::unique_ptr<std::byte[]> packed)
+        : type_(type), buffer_(buffer), capacity_(capacity), packed_(std::move(packed)) {}
+    void completed(const p2p::Completion& result) override {
+        if (result.cancelled) return;
+        datatype::unpack(type_, packed_.get(), std::min(result.bytes, capacity_), buffer_);
+    }
+
+  private:
+    datatype::Type type_;
+    void* buffer_;
+    std::size_t capacity_;
+    std::unique_ptr<std::byte[]> packed_;
+};
+
+}  // namespace
+
+Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& type)
+    : data_(nullptr), bytes_(type.bytes(count)) {
+    if (type.contiguous) {
+        data_ = bytes_ == 0 ? buffer : type.data(buffer);
+        return;
+    }
+    packed_ = std::make_unique_for_overwrite<std::byte[]>(bytes_);
+    datatype::pack(type, buffer, count, packed_.get());
+    data_ = packed_.get();
+}
+
+std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
+    if (!packed_) return nullptr;
+    return std::make_unique<KeepPacked>(std::move(packed_));
+}
+
+Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents)
+    : buffer_(buffer), type_(type), data_(nullptr), capacity_(type.bytes(count)) {
+    if (type.contiguous) {
+        data_ = capacity_ == 0 ? buffer : type.data(buffer);
+        return;
+    }
+    packed_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);
+    data_ = packed_.get();
+    if (keep_contents) datatype::pack(type, buffer, count, packed_.get());
+}
+
+std::unique_ptr<p2p::CompletionHook> Incoming::unpack_when_received() {
+    if (!packed_) return nullptr;
+    return std::make_unique<UnpackReceived>(type_, buffer_, capacity_, std::move(packed_));
+}
+
+void Incoming::unpack(std::size_t bytes) const {
+    if (packed_) datatype::unpack(type_, packed_.get(), std::min(bytes, capacity_), buffer_);
+}
+
+}  // namespace si::api

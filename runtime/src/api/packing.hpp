@@ -1,0 +1,54 @@
+// Messages of any datatype as the engine and the collectives see them: one
+// run of packed bytes (datatype.hpp). A contiguous type's run is the user's
+// memory; any other is packed into, or received into, a scratch copy.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "datatype/datatype.hpp"
+#include "p2p/request.hpp"
+
+namespace si::api {
+
+// The bytes to send for `count` items of `type` at `buffer`.
+class Outgoing {
+  public:
+    Outgoing(const void* buffer, std::size_t count, const datatype::Type& type);
+    const void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+    // Keeps the packed copy (if any) alive until the send completes; null if
+    // the data is the user's own.
+    std::unique_ptr<p2p::CompletionHook> keep_until_sent();
+
+  private:
+    const void* data_;
+    std::size_t bytes_;
+    std::unique_ptr<std::byte[]> packed_;
+};
+
+// Room to receive `count` items of `type` into `buffer`. `keep_contents`:
+// the scratch copy starts as the packed buffer (a broadcast's root, a
+// collective's MPI_IN_PLACE block).
+class Incoming {
+  public:
+    Incoming(void* buffer, std::size_t count, const datatype::Type& type,
+             bool keep_contents = false);
+    void* data() const { return data_; }
+    std::size_t capacity() const { return capacity_; }
+    bool packed() const { return packed_ != nullptr; }
+    // For an engine receive: unpacks what arrived when it completes; null if
+    // the data lands in the user's memory directly. Call at most once.
+    std::unique_ptr<p2p::CompletionHook> unpack_when_received();
+    // For a collective: unpacks `bytes` received bytes now.
+    void unpack(std::size_t bytes) const;
+
+  private:
+    void* buffer_;
+    datatype::Type type_;  // a copy: the handle may be freed before completion
+    void* data_;
+    std::size_t capacity_;
+    std::unique_ptr<std::byte[]> packed_;
+};
+
+}  // namespace si::api

@@ -1,0 +1,287 @@
+// Derived datatype constructors: argument checks, then each is described to
+// the datatype layer as its pieces (count items of an old type at a byte
+// displacement) in type-map order.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "api/errors.hpp"
+#include "datatype/datatype.hpp"
+
+namespace si::api {
+
+namespace {
+
+using datatype::Piece;
+
+// The old type's extent, and the checks every constructor shares.
+int old_type(Call& call, MPI_Datatype handle, const datatype::Type*& out, MPI_Datatype* newtype,
+             const char* argument = "oldtype") {
+    if (int rc = call.any_datatype(handle, out, argument)) return rc;
+    return call.not_null(newtype, "newtype");
+}
+
+int lengths(Call& call, int count, const int* blocklengths, const char* argument) {
+    if (count > 0)
+        if (int rc = call.not_null(blocklengths, argument)) return rc;
+    for (int i = 0; i < count; ++i)
+        if (blocklengths[i] < 0)
+            return call.fail(MPI_ERR_ARG, "{}[{}] is {}; block lengths must be 0 or more", argument,
+                             i, blocklengths[i]);
+    return MPI_SUCCESS;
+}
+
+int build(Call& call, const std::vector<Piece>& pieces, bool is_struct, const std::string& name,
+          MPI_Datatype* newtype) {
+    const int error_class = datatype::create_from_pieces(pieces, is_struct, name, *newtype);
+    if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
+    return call.fail(error_class, "cannot build {}: {}", name,
+                     error_class == MPI_ERR_COUNT  ? "its size overflows"
+                     : error_class == MPI_ERR_TYPE ? "an old type was freed meanwhile"
+                                                   : "its type map has too many runs, or too "
+                                                     "many derived datatypes exist");
+}
+
+// count blocks of blocklength items, block i starting at i * stride_bytes.
+std::vector<Piece> strided(int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype old) {
+    std::vector<Piece> pieces(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        pieces[static_cast<std::size_t>(i)] =
+            Piece{old, i * stride_bytes, static_cast<std::size_t>(blocklength)};
+    return pieces;
+}
+
+template <typename Displacement>
+std::vector<Piece> listed(int count, const int* blocklengths, int same_length,
+                          const Displacement* displacements, MPI_Aint scale, MPI_Datatype old) {
+    std::vector<Piece> pieces(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        pieces[static_cast<std::size_t>(i)] = Piece{
+            old, static_cast<MPI_Aint>(displacements[i]) * scale,
+            static_cast<std::size_t>(blocklengths != nullptr ? blocklengths[i] : same_length)};
+    return pieces;
+}
+
+int vector_like(const char* function, int count, int blocklength, MPI_Aint stride,
+                bool stride_in_bytes, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    Call call(function);
+    const datatype::Type* old = nullptr;
+    if (int rc = call.count(count)) return rc;
+    if (int rc = call.count(blocklength, "blocklength")) return rc;
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    const MPI_Aint stride_bytes = stride_in_bytes ? stride : stride * MPI_Aint(old->extent);
+    return build(
+        call, strided(count, blocklength, stride_bytes, oldtype), false,
+        fmt::format("{}({} x {} x {}, stride {}{})", stride_in_bytes ? "hvector" : "vector", count,
+                    blocklength, old->name, stride, stride_in_bytes ? " B" : ""),
+        newtype);
+}
+
+template <typename Displacement>
+int indexed_like(const char* function, int count, const int* blocklengths, int same_length,
+                 const Displacement* displacements, bool in_bytes, MPI_Datatype oldtype,
+                 MPI_Datatype* newtype) {
+    Call call(function);
+    const datatype::Type* old = nullptr;
+    if (int rc = call.count(count)) return rc;
+    if (blocklengths != nullptr || count == 0) {
+        if (int rc = lengths(call, count, blocklengths, "array_of_blocklengths")) return rc;
+    } else if (int rc = call.count(same_length, "blocklength")) {
+        return rc;
+    }
+    if (count > 0)
+        if (int rc = call.not_null(displacements, "array_of_displacements")) return rc;
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    const MPI_Aint scale = in_bytes ? 1 : MPI_Aint(old->extent);
+    return build(
+        call, listed(count, blocklengths, same_length, displacements, scale, oldtype), false,
+        fmt::format("{}{}({} blocks of {})", in_bytes ? "h" : "",
+                    blocklengths != nullptr ? "indexed" : "indexed_block", count, old->name),
+        newtype);
+}
+
+}  // namespace
+
+}  // namespace si::api
+
+using namespace si::api;
+
+extern "C" {
+
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    Call call("MPI_Type_contiguous");
+    const si::datatype::Type* old = nullptr;
+    if (int rc = call.count(count)) return rc;
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    const Piece piece{oldtype, 0, static_cast<std::size_t>(count)};
+    return build(call, {piece}, false, fmt::format("contiguous({} x {})", count, old->name),
+                 newtype);
+}
+
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+    return vector_like("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+    return vector_like("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype,
+                       newtype);
+}
+
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
+    return indexed_like("MPI_Type_indexed", count, array_of_blocklengths, 0, array_of_displacements,
+                        false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+    return indexed_like("MPI_Type_create_hindexed", count, array_of_blocklengths, 0,
+                        array_of_displacements, true, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed_like<int>("MPI_Type_create_indexed_block", count, nullptr, blocklength,
+                             array_of_displacements, false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype) {
+    return indexed_like<MPI_Aint>("MPI_Type_create_hindexed_block", count, nullptr, blocklength,
+                                  array_of_displacements, true, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+    Call call("MPI_Type_create_struct");
+    if (int rc = call.count(count)) return rc;
+    if (int rc = lengths(call, count, array_of_blocklengths, "array_of_blocklengths")) return rc;
+    if (count > 0) {
+        if (int rc = call.not_null(array_of_displacements, "array_of_displacements")) return rc;
+        if (int rc = call.not_null(array_of_types, "array_of_types")) return rc;
+    }
+    if (int rc = call.not_null(newtype, "newtype")) return rc;
+    std::vector<Piece> pieces(static_cast<std::size_t>(count));
+    std::string members;
+    for (int i = 0; i < count; ++i) {
+        const si::datatype::Type* member = nullptr;
+        const std::string argument = fmt::format("array_of_types[{}]", i);
+        if (int rc = call.any_datatype(array_of_types[i], member, argument.c_str())) return rc;
+        pieces[static_cast<std::size_t>(i)] =
+            Piece{array_of_types[i], array_of_displacements[i],
+                  static_cast<std::size_t>(array_of_blocklengths[i])};
+        members +=
+            fmt::format("{}{} x {}", i == 0 ? "" : ", ", array_of_blocklengths[i], member->name);
+    }
+    return build(call, pieces, true, fmt::format("struct({})", members), newtype);
+}
+
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+    Call call("MPI_Type_create_subarray");
+    const si::datatype::Type* old = nullptr;
+    if (ndims <= 0) return call.fail(MPI_ERR_ARG, "ndims is {}; it must be 1 or more", ndims);
+    if (int rc = call.not_null(array_of_sizes, "array_of_sizes")) return rc;
+    if (int rc = call.not_null(array_of_subsizes, "array_of_subsizes")) return rc;
+    if (int rc = call.not_null(array_of_starts, "array_of_starts")) return rc;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return call.fail(MPI_ERR_ARG, "order is {}; use MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    for (int d = 0; d < ndims; ++d) {
+        const int size = array_of_sizes[d], sub = array_of_subsizes[d], start = array_of_starts[d];
+        if (size < 1 || sub < 1 || sub > size || start < 0 || start > size - sub)
+            return call.fail(MPI_ERR_ARG,
+                             "dimension {}: size {}, subsize {}, start {}; valid are size >= 1, "
+                             "1 <= subsize <= size, 0 <= start <= size - subsize",
+                             d, size, sub, start);
+    }
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    // Dimensions from the fastest varying; each run is a row of the fastest.
+    std::vector<int> dims(static_cast<std::size_t>(ndims));
+    for (int d = 0; d < ndims; ++d)
+        dims[static_cast<std::size_t>(d)] = order == MPI_ORDER_C ? ndims - 1 - d : d;
+    const auto extent = static_cast<MPI_Aint>(old->extent);
+    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
+    MPI_Aint total = 1;
+    for (int k = 0; k < ndims; ++k) {
+        stride[static_cast<std::size_t>(k)] = total * extent;
+        total *= array_of_sizes[dims[static_cast<std::size_t>(k)]];
+    }
+    std::vector<Piece> pieces;
+    std::vector<int> index(static_cast<std::size_t>(ndims), 0);  // within the subarray
+    const auto row = static_cast<std::size_t>(array_of_subsizes[dims[0]]);
+    for (;;) {
+        MPI_Aint offset = 0;
+        for (int k = 0; k < ndims; ++k) {
+            const int d = dims[static_cast<std::size_t>(k)];
+            offset += (array_of_starts[d] + index[static_cast<std::size_t>(k)]) *
+                      stride[static_cast<std::size_t>(k)];
+        }
+        pieces.push_back(Piece{oldtype, offset, row});
+        int k = 1;
+        for (; k < ndims; ++k) {
+            if (++index[static_cast<std::size_t>(k)] <
+                array_of_subsizes[dims[static_cast<std::size_t>(k)]])
+                break;
+            index[static_cast<std::size_t>(k)] = 0;
+        }
+        if (k == ndims) break;
+    }
+    // The subarray type spans the whole array: lb 0, extent of all of it.
+    MPI_Datatype inner = MPI_DATATYPE_NULL;
+    const std::string name = fmt::format("subarray({} dims of {})", ndims, old->name);
+    if (int rc = build(call, pieces, false, name, &inner)) return rc;
+    const int error_class =
+        si::datatype::create_resized(inner, 0, static_cast<std::size_t>(total * extent), *newtype);
+    (void)si::datatype::free_type(inner);
+    if (error_class != MPI_SUCCESS)
+        return call.fail(error_class, "cannot build {}: too many derived datatypes exist", name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype* newtype) {
+    Call call("MPI_Type_create_resized");
+    const si::datatype::Type* old = nullptr;
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    if (extent < 0)
+        return call.fail(MPI_ERR_ARG, "extent is {}; this library supports extents of 0 or more",
+                         extent);
+    if (int error_class =
+            si::datatype::create_resized(oldtype, lb, static_cast<std::size_t>(extent), *newtype))
+        return call.fail(error_class, "cannot resize {}: too many derived datatypes exist",
+                         old->name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    Call call("MPI_Type_dup");
+    const si::datatype::Type* old = nullptr;
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    if (int error_class = si::datatype::create_dup(oldtype, *newtype))
+        return call.fail(error_class, "cannot duplicate {}: too many derived datatypes exist",
+                         old->name);
+    // A duplicate of a committed type is committed (MPI-3.1 section 4.1.10).
+    if (old->committed) (void)si::datatype::commit(*newtype);
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,61 @@
+// Packing and unpacking along a type map (see datatype.hpp).
+#include <algorithm>
+#include <cstring>
+
+#include "datatype/datatype.hpp"
+
+namespace si::datatype {
+
+void pack(const Type& type, const void* buffer, std::size_t count, void* out) {
+    auto* to = static_cast<std::byte*>(out);
+    if (type.contiguous) {
+        if (count > 0 && type.packed > 0) std::memcpy(to, type.data(buffer), type.bytes(count));
+        return;
+    }
+    Block storage;
+    const std::span<const Block> blocks = type.blocks(storage);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i * type.extent));
+        for (const Block& block : blocks) {
+            std::memcpy(to, at(item, block.offset), block.length);
+            to += block.length;
+        }
+    }
+}
+
+void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer) {
+    const auto* from = static_cast<const std::byte*>(in);
+    if (type.packed == 0) return;
+    if (type.contiguous) {
+        if (bytes > 0) std::memcpy(type.data(buffer), from, bytes);
+        return;
+    }
+    Block storage;
+    const std::span<const Block> blocks = type.blocks(storage);
+    for (std::size_t i = 0; bytes > 0; ++i) {
+        std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i * type.extent));
+        for (const Block& block : blocks) {
+            const std::size_t n = std::min(block.length, bytes);
+            std::memcpy(at(item, block.offset), from, n);
+            from += n;
+            bytes -= n;
+            if (bytes == 0) return;
+        }
+    }
+}
+
+std::size_t elements_in(const Type& type, std::size_t bytes) {
+    if (type.packed == 0) return 0;
+    std::size_t elements = bytes / type.packed * type.basic_elements;
+    std::size_t rest = bytes % type.packed;
+    Block storage;
+    for (const Block& block : type.blocks(storage)) {
+        if (rest == 0) break;
+        const std::size_t n = std::min(block.length, rest);
+        elements += n / block.unit * block.unit_elements;
+        rest -= n;
+    }
+    return elements;
+}
+
+}  // namespace si::datatype
