@@ -106,6 +106,14 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
         bounded = true;
         Block storage;
         const std::span<const Block> blocks = old.blocks(storage);
+        // Items of a dense type are one run however many there are.
+        if (old.contiguous && blocks.size() == 1) {
+            Block run = blocks[0];
+            run.offset += piece.displacement;
+            run.length = piece.count * old.packed;
+            if (!builder.add(run)) return MPI_ERR_INTERN;
+            continue;
+        }
         for (std::size_t i = 0; i < piece.count; ++i)
             for (Block block : blocks) {
                 block.offset += piece.displacement + static_cast<std::ptrdiff_t>(i) * extent;
