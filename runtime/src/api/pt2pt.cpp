@@ -57,6 +57,14 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
+// The checks MPI_Get_count and MPI_Get_elements(_x) share.
+static int check_status_query(Call& call, const MPI_Status* status, const void* count,
+                              MPI_Datatype datatype, const datatype::Type*& type) {
+    if (int rc = call.not_null(status, "status")) return rc;
+    if (int rc = call.not_null(count, "count")) return rc;
+    return call.datatype(datatype, type);
+}
+
 int blocking(const char* function, p2p::Request* request, MPI_Status* status) {
     Runtime::get()->engine->wait(request);
     return finish_request(function, request, status);
@@ -223,10 +231,8 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     Call call("MPI_Get_count");
-    if (int rc = call.not_null(status, "status")) return rc;
-    if (int rc = call.not_null(count, "count")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = call.datatype(datatype, type)) return rc;
+    if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     // Whole items of the packed size, or MPI_UNDEFINED.
     const auto bytes = static_cast<std::size_t>(status->si_count);
     if (type->packed == 0) {
@@ -242,10 +248,8 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     Call call("MPI_Get_elements");
-    if (int rc = call.not_null(status, "status")) return rc;
-    if (int rc = call.not_null(count, "count")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = call.datatype(datatype, type)) return rc;
+    if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     const std::size_t elements =
         si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count));
     *count = elements <= INT32_MAX ? static_cast<int>(elements) : MPI_UNDEFINED;
@@ -255,10 +259,8 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* coun
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
     Call call("MPI_Get_elements_x");
-    if (int rc = call.not_null(status, "status")) return rc;
-    if (int rc = call.not_null(count, "count")) return rc;
     const si::datatype::Type* type = nullptr;
-    if (int rc = call.datatype(datatype, type)) return rc;
+    if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     *count = static_cast<MPI_Count>(
         si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count)));
     return MPI_SUCCESS;
