@@ -412,6 +412,37 @@ SI_MPI_CALL(int, MPI_Allgather,
 SI_MPI_CALL(int, MPI_Alltoall,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Gatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Scatterv,
+            (const void *sendbuf, const int sendcounts[], const int displs[],
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+             int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Alltoallw,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Reduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Reduce_scatter_block,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Scan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Exscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
 SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
 SI_MPI_CALL(int, MPI_Reduce_local,

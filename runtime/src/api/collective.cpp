@@ -1,69 +1,75 @@
-// Collective entry points: argument checks (MPI_IN_PLACE only where the
-// standard allows it, root-only arguments checked at the root only), then the
-// collective layer, whose errors are reported with its description.
+// Collective entry points for barrier, broadcast and the reductions:
+// argument checks (MPI_IN_PLACE only where the standard allows it, root-only
+// arguments checked at the root only), then the collective layer, whose
+// errors are reported with its description. The collectives that move one
+// block per rank are in collective_blocks.cpp.
+#include <climits>
 #include <optional>
+#include <span>
 
-#include "api/errors.hpp"
-#include "api/packing.hpp"
+#include "api/collective_args.hpp"
 #include "api/runtime.hpp"
 #include "datatype/op.hpp"
 
-namespace si::api {
-
 namespace {
 
-bool in_place(const void* buffer) { return buffer == MPI_IN_PLACE; }
-
-int start(Call& call, MPI_Comm comm, Communicator*& c) {
-    if (int rc = call.initialized()) return rc;
-    return call.communicator(comm, c);
-}
-
-int refuse_in_place(Call& call, const void* buffer, const char* argument, const char* where) {
-    if (!in_place(buffer)) return MPI_SUCCESS;
-    return call.fail(MPI_ERR_BUFFER, "{} is MPI_IN_PLACE, which is allowed {}", argument, where);
-}
-
-// Turns the collective layer's result into the call's result.
-int finish(Call& call, int error_class, const std::string& detail) {
-    if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
-    return call.fail(error_class, "{}", detail.empty() ? "the collective failed" : detail);
-}
-
-std::size_t items(int count) { return static_cast<std::size_t>(count); }
+using namespace si::api;
 
 // The packed send data, or MPI_IN_PLACE passed through.
 const void* data_or_in_place(const Outgoing& message, const void* sendbuf) {
     return in_place(sendbuf) ? MPI_IN_PLACE : message.data();
 }
 
-int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,
-                     MPI_Datatype datatype, MPI_Op op, const datatype::Type*& type,
-                     const datatype::Op*& reduction) {
-    if (int rc = call.message(in_place(sendbuf) ? recvbuf : sendbuf, count, datatype, type,
-                              in_place(sendbuf) ? "recvbuf" : "sendbuf"))
+// MPI_Scan and MPI_Exscan.
+int prefix_reduction(const char* function, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive) {
+    Call call(function);
+    Communicator* c = nullptr;
+    const si::datatype::Type* type = nullptr;
+    const si::datatype::Op* reduction = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
         return rc;
-    return call.reduction(op, *type, reduction);
+    if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
+    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
+                           in_place(sendbuf) ? 0 : items(count), *type);
+    // An exclusive scan leaves rank 0's recvbuf as it was.
+    Incoming room(recvbuf, items(count), *type, in_place(sendbuf) || exclusive);
+    std::string detail;
+    const int rc = si::coll::scan(collective_context(*c, &detail),
+                                  data_or_in_place(message, sendbuf), room.data(), count, *type,
+                                  *reduction, exclusive);
+    room.unpack(room.capacity());
+    return finish_collective(call, rc, detail);
 }
 
-// Allgather and Alltoall: every rank sends and receives, and only sendbuf may be
-// MPI_IN_PLACE.
-int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                       const datatype::Type*& stype, void* recvbuf, int recvcount,
-                       MPI_Datatype recvtype, const datatype::Type*& rtype) {
-    if (!in_place(sendbuf))
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                              "recvtype"))
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block once the counts are known.
+int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvbuf,
+                   std::span<const int> counts, MPI_Datatype datatype, MPI_Op op) {
+    std::size_t total = 0;
+    for (const int count : counts) total += items(count);
+    if (total > static_cast<std::size_t>(INT_MAX))
+        return call.fail(MPI_ERR_COUNT, "the counts add up to {}, more than INT_MAX", total);
+    const si::datatype::Type* type = nullptr;
+    const si::datatype::Op* reduction = nullptr;
+    if (int rc = reduce_arguments(call, sendbuf, recvbuf, static_cast<int>(total), datatype, op,
+                                  type, reduction))
         return rc;
-    return refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only");
+    if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    // With MPI_IN_PLACE the input is the whole recvbuf and the result its first block.
+    const Outgoing input(in_place(sendbuf) ? recvbuf : sendbuf, total, *type);
+    const std::size_t mine = items(counts[items(c.rank)]);
+    if (int rc = call.buffer(recvbuf, static_cast<int>(mine), "recvbuf")) return rc;
+    Incoming room(recvbuf, mine, *type);
+    std::string detail;
+    const int rc = si::coll::reduce_scatter(collective_context(c, &detail), input.data(),
+                                            room.data(), counts, *type, *reduction);
+    room.unpack(room.capacity());
+    return finish_collective(call, rc, detail);
 }
 
 }  // namespace
-
-}  // namespace si::api
 
 using namespace si::api;
 namespace coll = si::coll;
@@ -75,9 +81,9 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm comm) {
     Call call("MPI_Barrier");
     Communicator* c = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = start_collective(call, comm, c)) return rc;
     std::string detail;
-    return finish(call, coll::barrier(collective_context(*c, &detail)), detail);
+    return finish_collective(call, coll::barrier(collective_context(*c, &detail)), detail);
 }
 
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -85,7 +91,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     Call call("MPI_Bcast");
     Communicator* c = nullptr;
     const Type* type = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = start_collective(call, comm, c)) return rc;
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
@@ -95,7 +101,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     const int rc =
         coll::bcast(collective_context(*c, &detail), room.data(), room.capacity(), root);
     if (!is_root) room.unpack(room.capacity());
-    return finish(call, rc, detail);
+    return finish_collective(call, rc, detail);
 }
 
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -105,7 +111,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     Communicator* c = nullptr;
     const Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = start_collective(call, comm, c)) return rc;
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     if (!is_root)
@@ -124,7 +130,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     const int rc = coll::reduce(collective_context(*c, &detail), data_or_in_place(message, sendbuf),
                                 is_root ? room->data() : nullptr, count, *type, *reduction, root);
     if (is_root) room->unpack(room->capacity());
-    return finish(call, rc, detail);
+    return finish_collective(call, rc, detail);
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -134,7 +140,7 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     Communicator* c = nullptr;
     const Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
+    if (int rc = start_collective(call, comm, c)) return rc;
     if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
         return rc;
     if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
@@ -147,130 +153,45 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                                    data_or_in_place(message, sendbuf), room.data(), count, *type,
                                    *reduction);
     room.unpack(room.capacity());
-    return finish(call, rc, detail);
+    return finish_collective(call, rc, detail);
 }
 
-#pragma weak MPI_Gather = PMPI_Gather
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    Call call("MPI_Gather");
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    Call call("MPI_Reduce_scatter");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
-    // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
-    // send arguments are ignored.
-    const bool skip_send = is_root && in_place(sendbuf);
-    if (!is_root)
-        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "at the root only")) return rc;
-    if (!skip_send)
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (is_root) {
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
-    }
-    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
-                           skip_send ? *rtype : *stype);
-    std::optional<Incoming> room;
-    if (is_root) room.emplace(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
-    std::string detail;
-    const int rc = coll::gather(collective_context(*c, &detail), data_or_in_place(message, sendbuf),
-                                message.bytes(), is_root ? room->data() : nullptr,
-                                is_root ? rtype->bytes(items(recvcount)) : 0, root);
-    if (is_root) room->unpack(room->capacity());
-    return finish(call, rc, detail);
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.not_null(recvcounts, "recvcounts")) return rc;
+    const std::span<const int> counts(recvcounts, items(c->size()));
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        if (counts[i] < 0)
+            return call.fail(MPI_ERR_COUNT, "recvcounts[{}] is {}; it must be 0 or more", i,
+                             counts[i]);
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op);
 }
 
-#pragma weak MPI_Scatter = PMPI_Scatter
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    Call call("MPI_Scatter");
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    Call call("MPI_Reduce_scatter_block");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
-    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
-    const bool skip_receive = is_root && in_place(recvbuf);
-    if (!is_root)
-        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "at the root only")) return rc;
-    if (is_root) {
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
-    }
-    if (!skip_receive)
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-    const Outgoing message(is_root ? sendbuf : nullptr,
-                           is_root ? items(sendcount) * items(c->size()) : 0,
-                           is_root ? *stype : *rtype);
-    std::optional<Incoming> room;
-    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
-    std::string detail;
-    const int rc = coll::scatter(collective_context(*c, &detail), message.data(),
-                                 is_root ? stype->bytes(items(sendcount)) : 0,
-                                 skip_receive ? MPI_IN_PLACE : room->data(),
-                                 skip_receive ? 0 : room->capacity(), root);
-    if (!skip_receive) room->unpack(room->capacity());
-    return finish(call, rc, detail);
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.count(recvcount, "recvcount")) return rc;
+    const std::vector<int> counts(items(c->size()), recvcount);
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op);
 }
 
-#pragma weak MPI_Allgather = PMPI_Allgather
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    Call call("MPI_Allgather");
-    Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
-                                    recvcount, recvtype, rtype))
-        return rc;
-    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
-                           in_place(sendbuf) ? 0 : items(sendcount),
-                           in_place(sendbuf) ? *rtype : *stype);
-    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, in_place(sendbuf));
-    std::string detail;
-    const int rc = coll::allgather(collective_context(*c, &detail),
-                                   data_or_in_place(message, sendbuf), message.bytes(),
-                                   room.data(), rtype->bytes(items(recvcount)));
-    room.unpack(room.capacity());
-    return finish(call, rc, detail);
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm) {
+    return prefix_reduction("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false);
 }
 
-#pragma weak MPI_Alltoall = PMPI_Alltoall
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    Call call("MPI_Alltoall");
-    Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = start(call, comm, c)) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf,
-                                    recvcount, recvtype, rtype))
-        return rc;
-    // Every rank's block, packed one after the other.
-    const Outgoing message(in_place(sendbuf) ? nullptr : sendbuf,
-                           in_place(sendbuf) ? 0 : items(sendcount) * items(c->size()),
-                           in_place(sendbuf) ? *rtype : *stype);
-    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, in_place(sendbuf));
-    std::string detail;
-    const int rc = coll::alltoall(collective_context(*c, &detail),
-                                  data_or_in_place(message, sendbuf),
-                                  in_place(sendbuf) ? 0 : stype->bytes(items(sendcount)),
-                                  room.data(), rtype->bytes(items(recvcount)));
-    room.unpack(room.capacity());
-    return finish(call, rc, detail);
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+    return prefix_reduction("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true);
 }
 
 }  // extern "C"

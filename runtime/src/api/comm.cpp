@@ -85,7 +85,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     };
     const Entry mine{color, key};
     std::vector<Entry> all(static_cast<std::size_t>(c->size()));
-    if (int rc = si::coll::allgather(collective_context(*c), &mine, sizeof mine, all.data(), sizeof mine))
+    if (int rc = si::coll::allgather(collective_context(*c), &mine, sizeof mine,
+                                     si::coll::regular_blocks(all.data(), c->size(), sizeof mine)))
         return call.fail(rc, "exchanging colors and keys failed");
 
     // Members of my color ordered by key, ties broken by rank in the parent.

@@ -70,4 +70,30 @@ void Incoming::unpack(std::size_t bytes) const {
     if (packed_) datatype::unpack(type_, packed_.get(), std::min(bytes, capacity_), buffer_);
 }
 
+BlockBuffer::BlockBuffer(const void* buffer, std::span<const Layout> layout, bool pack_contents) {
+    std::size_t scratch_bytes = 0;
+    for (const Layout& l : layout)
+        if (!l.type->contiguous) scratch_bytes += l.type->bytes(l.count);
+    if (scratch_bytes > 0) scratch_ = std::make_unique_for_overwrite<std::byte[]>(scratch_bytes);
+    std::byte* next = scratch_.get();
+    blocks_.reserve(layout.size());
+    for (const Layout& l : layout) {
+        std::byte* user = datatype::at(buffer, l.displacement);
+        const std::size_t bytes = l.type->bytes(l.count);
+        if (l.type->contiguous || bytes == 0) {
+            blocks_.push_back(coll::Block{l.type->data(user), bytes});
+            continue;
+        }
+        packed_.push_back(Packed{blocks_.size(), user, l.count, *l.type});
+        blocks_.push_back(coll::Block{next, bytes});
+        if (pack_contents) datatype::pack(*l.type, user, l.count, next);
+        next += bytes;
+    }
+}
+
+void BlockBuffer::unpack() const {
+    for (const Packed& p : packed_)
+        datatype::unpack(p.type, blocks_[p.block].data, blocks_[p.block].bytes, p.user);
+}
+
 }  // namespace si::api

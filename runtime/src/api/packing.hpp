@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
+#include <vector>
 
+#include "coll/collectives.hpp"
 #include "datatype/datatype.hpp"
 #include "p2p/request.hpp"
 
@@ -49,6 +52,36 @@ class Incoming {
     void* data_;
     std::size_t capacity_;
     std::unique_ptr<std::byte[]> packed_;
+};
+
+// The per-rank blocks of a vector collective's buffer (MPI_Gatherv,
+// MPI_Alltoallw, ...) as the collective layer sees them. A block of a
+// contiguous type is the user's memory; the others share one scratch buffer,
+// packed at construction if `pack_contents` (data to send, or an
+// MPI_IN_PLACE buffer that is sent and received) and unpacked by unpack().
+class BlockBuffer {
+  public:
+    // `count` items of `type` at `displacement` bytes from the buffer.
+    struct Layout {
+        std::ptrdiff_t displacement;
+        std::size_t count;
+        const datatype::Type* type;
+    };
+    BlockBuffer(const void* buffer, std::span<const Layout> layout, bool pack_contents);
+    coll::Blocks blocks() const { return blocks_; }
+    // Copies what the packed blocks received to the user's buffer.
+    void unpack() const;
+
+  private:
+    struct Packed {
+        std::size_t block;
+        std::byte* user;
+        std::size_t count;
+        datatype::Type type;  // a copy: the handle may be freed meanwhile
+    };
+    std::vector<coll::Block> blocks_;
+    std::vector<Packed> packed_;
+    std::unique_ptr<std::byte[]> scratch_;
 };
 
 }  // namespace si::api

@@ -9,7 +9,7 @@ namespace si::coll {
 void Channel::fail(int error, const std::string& what) {
     if (error_ != MPI_SUCCESS) return;
     error_ = error;
-    if (ctx_.detail != nullptr) *ctx_.detail = fmt::format("{}: {}", operation_, what);
+    if (ctx_.detail != nullptr) *ctx_.detail = what;
 }
 
 void Channel::wait_send(p2p::Request* request) {

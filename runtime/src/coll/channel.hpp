@@ -23,12 +23,12 @@ enum class Tag : int {
     scatter,
     allgather,
     alltoall,
+    scan,
 };
 
 class Channel {
   public:
-    Channel(const Context& ctx, Tag tag, const char* operation)
-        : ctx_(ctx), tag_(static_cast<int>(tag)), operation_(operation) {}
+    Channel(const Context& ctx, Tag tag) : ctx_(ctx), tag_(static_cast<int>(tag)) {}
     Channel(const Channel&) = delete;
     Channel& operator=(const Channel&) = delete;
 
@@ -73,7 +73,6 @@ class Channel {
   private:
     const Context& ctx_;
     int tag_;
-    const char* operation_;
     int error_ = MPI_SUCCESS;
 };
 
@@ -127,10 +126,6 @@ class Window {
     int count_ = 0;
 };
 
-// Binomial tree broadcast from root (also the second half of allreduce);
-// `operation` names the MPI call in error messages.
-[[nodiscard]] int bcast_binomial(const Context& ctx, const char* operation, void* buffer,
-                                 std::size_t bytes, int root);
 
 // Temporary bytes for one call, in one allocation; parts start on cache-line
 // boundaries so that typed kernels may work on them.

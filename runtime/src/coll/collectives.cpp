@@ -1,5 +1,6 @@
 // The collectives that only move data: barrier, broadcast, gather, scatter,
 // allgather, alltoall. Reductions are in reduce.cpp.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 
@@ -8,21 +9,22 @@
 
 namespace si::coll {
 
-namespace {
-
-// Byte offset of rank i's block.
-std::size_t block(int i, std::size_t bytes_per_rank) {
-    return static_cast<std::size_t>(i) * bytes_per_rank;
+std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes) {
+    std::vector<Block> blocks(static_cast<std::size_t>(n));
+    auto* at = static_cast<std::byte*>(const_cast<void*>(base));
+    for (Block& b : blocks) {
+        b = Block{at, bytes};
+        if (at != nullptr) at += bytes;
+    }
+    return blocks;
 }
-
-}  // namespace
 
 // Dissemination: in round k every rank signals rank + 2^k and waits for
 // rank - 2^k. After ceil(log2 n) rounds each rank has heard, directly or
 // through others, from every rank, so none can leave before all arrived. The
 // peers of different rounds are distinct, so one tag serves every round.
 int barrier(const Context& ctx) {
-    Channel ch(ctx, Tag::barrier, "MPI_Barrier");
+    Channel ch(ctx, Tag::barrier);
     const int n = ch.size();
     const int r = ch.rank();
     for (int k = 1; k < n; k <<= 1)
@@ -30,17 +32,12 @@ int barrier(const Context& ctx) {
     return ch.result();
 }
 
-int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root) {
-    return bcast_binomial(ctx, "MPI_Bcast", buffer, bytes, root);
-}
-
 // Binomial tree over ranks renumbered so that the root is 0: rank v receives
 // from v minus its lowest set bit, then sends to v + m for every power of two
 // m below that bit, largest subtree first. A rank that received a truncated
 // message still forwards what it has, so its subtree does not hang.
-int bcast_binomial(const Context& ctx, const char* operation, void* buffer, std::size_t bytes,
-                   int root) {
-    Channel ch(ctx, Tag::bcast, operation);
+int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root) {
+    Channel ch(ctx, Tag::bcast);
     const int n = ch.size();
     if (n == 1) return MPI_SUCCESS;
     const int v = (ch.rank() - root + n) % n;
@@ -64,41 +61,35 @@ int bcast_binomial(const Context& ctx, const char* operation, void* buffer, std:
 
 // Linear: every rank sends to the root, which keeps a bounded window of
 // receives posted straight into the blocks of recv.
-int gather(const Context& ctx, const void* send, std::size_t send_bytes, void* recv,
-           std::size_t recv_bytes_per_rank, int root) {
-    Channel ch(ctx, Tag::gather, "MPI_Gather");
+int gather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv, int root) {
+    Channel ch(ctx, Tag::gather);
     const int n = ch.size();
     const int r = ch.rank();
     if (r != root) {
         ch.wait_send(ch.isend(send, send_bytes, root));
         return ch.result();
     }
-    auto* out = static_cast<std::byte*>(recv);
-    if (send != MPI_IN_PLACE)
-        ch.copy(out + block(r, recv_bytes_per_rank), recv_bytes_per_rank, send, send_bytes);
+    if (send != MPI_IN_PLACE) ch.copy(recv[r].data, recv[r].bytes, send, send_bytes);
     Window window(ch);
     for (int i = 0; i < n; ++i)
-        if (i != root) window.recv(out + block(i, recv_bytes_per_rank), recv_bytes_per_rank, i);
+        if (i != root) window.recv(recv[i].data, recv[i].bytes, i);
     window.drain();
     return ch.result();
 }
 
 // Linear, the mirror image of gather.
-int scatter(const Context& ctx, const void* send, std::size_t send_bytes_per_rank, void* recv,
-            std::size_t recv_bytes, int root) {
-    Channel ch(ctx, Tag::scatter, "MPI_Scatter");
+int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes, int root) {
+    Channel ch(ctx, Tag::scatter);
     const int n = ch.size();
     const int r = ch.rank();
     if (r != root) {
         ch.wait_recv(ch.irecv(recv, recv_bytes, root), recv_bytes);
         return ch.result();
     }
-    const auto* in = static_cast<const std::byte*>(send);
-    if (recv != MPI_IN_PLACE)
-        ch.copy(recv, recv_bytes, in + block(r, send_bytes_per_rank), send_bytes_per_rank);
+    if (recv != MPI_IN_PLACE) ch.copy(recv, recv_bytes, send[r].data, send[r].bytes);
     Window window(ch);
     for (int i = 0; i < n; ++i)
-        if (i != root) window.send(in + block(i, send_bytes_per_rank), send_bytes_per_rank, i);
+        if (i != root) window.send(send[i].data, send[i].bytes, i);
     window.drain();
     return ch.result();
 }
@@ -106,21 +97,17 @@ int scatter(const Context& ctx, const void* send, std::size_t send_bytes_per_ran
 // Ring: in step s every rank passes block (rank - s) to its right neighbour
 // and receives block (rank - s - 1) from its left one; after n - 1 steps every
 // block has gone round. Bandwidth-optimal; n - 1 message latencies.
-int allgather(const Context& ctx, const void* send, std::size_t send_bytes, void* recv,
-              std::size_t recv_bytes_per_rank) {
-    Channel ch(ctx, Tag::allgather, "MPI_Allgather");
+int allgather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv) {
+    Channel ch(ctx, Tag::allgather);
     const int n = ch.size();
     const int r = ch.rank();
-    const std::size_t bytes = recv_bytes_per_rank;
-    auto* out = static_cast<std::byte*>(recv);
-    if (send != MPI_IN_PLACE) ch.copy(out + block(r, bytes), bytes, send, send_bytes);
+    if (send != MPI_IN_PLACE) ch.copy(recv[r].data, recv[r].bytes, send, send_bytes);
     const int right = (r + 1) % n;
     const int left = (r - 1 + n) % n;
     for (int s = 0; s < n - 1; ++s) {
-        const int outgoing = (r - s + n) % n;
-        const int incoming = (r - s - 1 + n) % n;
-        ch.exchange(out + block(outgoing, bytes), bytes, right, out + block(incoming, bytes), bytes,
-                    left);
+        const Block& outgoing = recv[(r - s + n) % n];
+        const Block& incoming = recv[(r - s - 1 + n) % n];
+        ch.exchange(outgoing.data, outgoing.bytes, right, incoming.data, incoming.bytes, left);
     }
     return ch.result();
 }
@@ -131,24 +118,23 @@ int allgather(const Context& ctx, const void* send, std::size_t send_bytes, void
 // pair exchange the same two blocks at the same step, MPI_IN_PLACE needs only
 // one block of temporary space: the outgoing block is staged there before the
 // incoming one overwrites it.
-int alltoall(const Context& ctx, const void* send, std::size_t send_bytes_per_rank, void* recv,
-             std::size_t recv_bytes_per_rank) {
-    Channel ch(ctx, Tag::alltoall, "MPI_Alltoall");
+int alltoall(const Context& ctx, Blocks send, Blocks recv) {
+    Channel ch(ctx, Tag::alltoall);
     const int n = ch.size();
     const int r = ch.rank();
-    const bool in_place = send == MPI_IN_PLACE;
-    const std::size_t rb = recv_bytes_per_rank;
-    const std::size_t sb = in_place ? rb : send_bytes_per_rank;
-    auto* out = static_cast<std::byte*>(recv);
-    const auto* in = static_cast<const std::byte*>(send);
-    if (!in_place) ch.copy(out + block(r, rb), rb, in + block(r, sb), sb);
-    Scratch stage(in_place && n > 1 ? rb : 0);
+    const bool in_place = send.empty();
+    if (!in_place) ch.copy(recv[r].data, recv[r].bytes, send[r].data, send[r].bytes);
+    std::size_t largest = 0;
+    if (in_place)
+        for (const Block& b : recv) largest = std::max(largest, b.bytes);
+    Scratch stage(largest);
     for (int k = 0; k < n; ++k) {
         const int peer = ((k - r) % n + n) % n;
         if (peer == r) continue;
-        const std::byte* outgoing = in_place ? stage.at(0) : in + block(peer, sb);
-        if (in_place) copy_bytes(stage.at(0), out + block(peer, rb), rb);
-        ch.exchange(outgoing, sb, peer, out + block(peer, rb), rb, peer);
+        const Block& incoming = recv[peer];
+        Block outgoing = in_place ? Block{stage.at(0), incoming.bytes} : send[peer];
+        if (in_place) copy_bytes(outgoing.data, incoming.data, incoming.bytes);
+        ch.exchange(outgoing.data, outgoing.bytes, peer, incoming.data, incoming.bytes, peer);
     }
     return ch.result();
 }

@@ -8,8 +8,8 @@
 // messages between two ranks in order, so successive calls cannot take each
 // other's messages.
 //
-// Buffers are described in bytes (count * extent: see datatype.hpp for why
-// that is the wire size), except for reductions, which need the datatype and
+// Buffers are described in packed bytes (datatype.hpp; the API layer packs
+// non-contiguous types), except for reductions, which need the datatype and
 // operator. MPI_IN_PLACE is accepted where the standard allows it.
 //
 // Every function returns an MPI error class. A receive that gets more bytes
@@ -22,13 +22,16 @@
 // (ordered by rank for non-commutative operators); allreduce as reduce then
 // broadcast, so every rank gets bit-identical floating-point results; linear
 // gather and scatter with a bounded window of requests; ring allgather;
-// pairwise-exchange alltoall. At most kMaxOutstanding requests are in flight
+// pairwise-exchange alltoall; reduce-scatter as reduce then scatter;
+// recursive-doubling scan. At most kMaxOutstanding requests are in flight
 // per call, and temporaries come from one allocation per call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
@@ -42,13 +45,25 @@ struct Context {
     // it, e.g. when returned from a helper that calls Communicator::ref().
     p2p::CommRef comm;
     std::uint16_t context;  // the communicator's collective context id
-    // If set, receives a description of the first error ("MPI_Bcast: ..."),
-    // for the API layer's error message.
+    // If set, receives a description of the first error, which the API layer
+    // puts after the name of the call in its error message.
     std::string* detail = nullptr;
 };
 
 // Requests one rank keeps in flight at most during a linear gather/scatter.
 inline constexpr int kMaxOutstanding = 32;
+
+// One rank's share of a gather, scatter, allgather or alltoall: where its
+// bytes are, or go, in this rank's buffer. The plain calls give every rank the
+// same size at a regular stride; the MPI_*v and MPI_*w calls give each its own.
+struct Block {
+    void* data;
+    std::size_t bytes;
+};
+using Blocks = std::span<const Block>;
+
+// n blocks of `bytes` each, back to back from `base`.
+std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 
 [[nodiscard]] int barrier(const Context& ctx);
 
@@ -64,24 +79,35 @@ inline constexpr int kMaxOutstanding = 32;
 [[nodiscard]] int allreduce(const Context& ctx, const void* send, void* recv, int count,
                             const datatype::Type& type, const datatype::Op& op);
 
-// recv (size * recv_bytes_per_rank bytes, rank i's block at i *
-// recv_bytes_per_rank) is used at the root only; send may be MPI_IN_PLACE at
-// the root, whose block is then already in place.
-[[nodiscard]] int gather(const Context& ctx, const void* send, std::size_t send_bytes, void* recv,
-                         std::size_t recv_bytes_per_rank, int root);
+// recv (one block per rank) is used at the root only; send may be
+// MPI_IN_PLACE at the root, whose block is then already in place.
+[[nodiscard]] int gather(const Context& ctx, const void* send, std::size_t send_bytes,
+                         Blocks recv, int root);
 
-// send (size * send_bytes_per_rank bytes) is used at the root only; recv may
-// be MPI_IN_PLACE at the root, whose block then stays in send.
-[[nodiscard]] int scatter(const Context& ctx, const void* send, std::size_t send_bytes_per_rank,
-                          void* recv, std::size_t recv_bytes, int root);
+// send (one block per rank) is used at the root only; recv may be
+// MPI_IN_PLACE at the root, whose block then stays in send.
+[[nodiscard]] int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes,
+                          int root);
 
 // send may be MPI_IN_PLACE (this rank's block is then already in recv).
 [[nodiscard]] int allgather(const Context& ctx, const void* send, std::size_t send_bytes,
-                            void* recv, std::size_t recv_bytes_per_rank);
+                            Blocks recv);
 
-// send may be MPI_IN_PLACE (send_bytes_per_rank is then ignored and every
-// block of recv is replaced by the block received from that rank).
-[[nodiscard]] int alltoall(const Context& ctx, const void* send, std::size_t send_bytes_per_rank,
-                           void* recv, std::size_t recv_bytes_per_rank);
+// send[i] goes to rank i and recv[i] comes from it. An empty send means
+// MPI_IN_PLACE: every block of recv is sent, then replaced by the one received.
+[[nodiscard]] int alltoall(const Context& ctx, Blocks send, Blocks recv);
+
+// The element-wise reduction of every rank's send (the sum of counts items,
+// never MPI_IN_PLACE here), cut into blocks: rank i receives counts[i] items
+// into recv.
+[[nodiscard]] int reduce_scatter(const Context& ctx, const void* send, void* recv,
+                                 std::span<const int> counts, const datatype::Type& type,
+                                 const datatype::Op& op);
+
+// Inclusive prefix reduction (MPI_Scan): rank r receives send(0) op ... op
+// send(r). Exclusive (MPI_Exscan): send(0) op ... op send(r - 1), and rank 0's
+// recv is left as it was. send may be MPI_IN_PLACE (the input is then in recv).
+[[nodiscard]] int scan(const Context& ctx, const void* send, void* recv, int count,
+                       const datatype::Type& type, const datatype::Op& op, bool exclusive);
 
 }  // namespace si::coll

@@ -1,5 +1,7 @@
-// Reduce and allreduce.
+// The reductions: reduce, allreduce, reduce-scatter and scan.
+#include <numeric>
 #include <utility>
+#include <vector>
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
@@ -8,6 +10,13 @@ namespace si::coll {
 
 namespace {
 
+// The context for the second step of a composite collective: it reports its
+// error only if the first step had none, so the first error's description wins.
+Context after(const Context& ctx, int first_result) {
+    return Context{ctx.engine, ctx.comm, ctx.context,
+                   first_result == MPI_SUCCESS ? ctx.detail : nullptr};
+}
+
 // Binomial tree over ranks renumbered so that tree_root is 0. Rank v first
 // combines the partial results of its children v + 1, v + 2, v + 4, ... (each
 // covering the next block of renumbered ranks) into its own, then sends the
@@ -15,12 +24,12 @@ namespace {
 // (lower ranks) op (higher ranks), so with tree_root 0 the result is in rank
 // order, which a non-commutative operator needs; a commutative one may use the
 // real root as tree root and save the final hop.
-int reduce_tree(const Context& ctx, const char* operation, const void* send, void* recv, int count,
+int reduce_tree(const Context& ctx, const void* send, void* recv, std::size_t count,
                 const datatype::Type& type, const datatype::Op& op, int root) {
-    Channel ch(ctx, Tag::reduce, operation);
+    Channel ch(ctx, Tag::reduce);
     const int n = ch.size();
     const int r = ch.rank();
-    const std::size_t bytes = type.bytes(static_cast<std::size_t>(count));
+    const std::size_t bytes = type.bytes(count);
     const void* input = send == MPI_IN_PLACE ? recv : send;
     if (n == 1) {
         if (send != MPI_IN_PLACE) copy_bytes(recv, send, bytes);
@@ -49,7 +58,7 @@ int reduce_tree(const Context& ctx, const char* operation, const void* send, voi
             ch.wait_recv(ch.irecv(incoming, bytes, real(v + mask)), bytes);
             // acc covers renumbered ranks [v, v + mask), incoming the block
             // after it: incoming = acc op incoming keeps them in order.
-            datatype::apply(op, type, acc, incoming, static_cast<std::size_t>(count));
+            datatype::apply(op, type, acc, incoming, count);
             std::swap(acc, incoming);
         }
         if (v == 0 && r == root) copy_bytes(recv, acc, bytes);
@@ -73,7 +82,7 @@ int reduce(const Context& ctx, const void* send, void* recv, int count, const da
     // call still uses them.
     const datatype::Type t = type;
     const datatype::Op o = op;
-    return reduce_tree(ctx, "MPI_Reduce", send, recv, count, t, o, root);
+    return reduce_tree(ctx, send, recv, static_cast<std::size_t>(count), t, o, root);
 }
 
 // Reduce to rank 0, then broadcast: one rank computes the result and every
@@ -83,13 +92,83 @@ int allreduce(const Context& ctx, const void* send, void* recv, int count,
               const datatype::Type& type, const datatype::Op& op) {
     const datatype::Type t = type;
     const datatype::Op o = op;
-    const int reduced = reduce_tree(ctx, "MPI_Allreduce", send, recv, count, t, o, 0);
-    // Keep the first error's description.
-    const Context second{ctx.engine, ctx.comm, ctx.context,
-                         reduced == MPI_SUCCESS ? ctx.detail : nullptr};
-    const int broadcast =
-        bcast_binomial(second, "MPI_Allreduce", recv, t.bytes(static_cast<std::size_t>(count)), 0);
+    const auto items = static_cast<std::size_t>(count);
+    const int reduced = reduce_tree(ctx, send, recv, items, t, o, 0);
+    const int broadcast = bcast(after(ctx, reduced), recv, t.bytes(items), 0);
     return reduced != MPI_SUCCESS ? reduced : broadcast;
+}
+
+// Reduce the whole vector to rank 0, then scatter its blocks. A commutative
+// operator would allow recursive halving (each rank reduces only its part,
+// log2 n messages of shrinking size); this is simpler and, since one rank
+// computes every element, gives the same bits wherever a block lands.
+int reduce_scatter(const Context& ctx, const void* send, void* recv, std::span<const int> counts,
+                   const datatype::Type& type, const datatype::Op& op) {
+    const datatype::Type t = type;
+    const datatype::Op o = op;
+    const int r = ctx.comm.rank;
+    const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    Scratch result(r == 0 ? t.bytes(total) : 0);
+    const int reduced = reduce_tree(ctx, send, result.at(0), total, t, o, 0);
+    std::vector<Block> blocks;
+    if (r == 0) {
+        blocks.reserve(counts.size());
+        std::size_t offset = 0;
+        for (const int c : counts) {
+            const std::size_t bytes = t.bytes(static_cast<std::size_t>(c));
+            blocks.push_back(Block{result.at(offset), bytes});
+            offset += bytes;
+        }
+    }
+    const std::size_t mine = t.bytes(static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
+    const int scattered = scatter(after(ctx, reduced), blocks, recv, mine, 0);
+    return reduced != MPI_SUCCESS ? reduced : scattered;
+}
+
+// Recursive doubling: in round k a rank trades, with the rank whose number
+// differs in bit k, the reduction of its aligned group of 2^k ranks (partial).
+// What comes from a lower group is everything just before this rank's own
+// prefix so far, so it goes on the left of both the prefix and the partial;
+// what comes from a higher group extends only the partial, on the right.
+// ceil(log2 n) rounds; a rank whose partner does not exist skips the round.
+int scan(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
+         const datatype::Op& op, bool exclusive) {
+    const datatype::Type t = type;
+    const datatype::Op o = op;
+    Channel ch(ctx, Tag::scan);
+    const int n = ch.size();
+    const int r = ch.rank();
+    const auto items = static_cast<std::size_t>(count);
+    const std::size_t bytes = t.bytes(items);
+    const bool in_place = send == MPI_IN_PLACE;
+    if (!exclusive && !in_place) copy_bytes(recv, send, bytes);
+    if (n == 1) return MPI_SUCCESS;
+
+    const std::size_t part = Scratch::round(bytes);
+    Scratch scratch(2 * part);
+    std::byte* partial = scratch.at(0);
+    std::byte* incoming = scratch.at(part);
+    copy_bytes(partial, in_place ? recv : send, bytes);
+    bool have_prefix = !exclusive;  // recv holds a result (an exclusive scan starts empty)
+    for (int mask = 1; mask < n; mask <<= 1) {
+        const int peer = r ^ mask;
+        if (peer >= n) continue;
+        ch.exchange(partial, bytes, peer, incoming, bytes, peer);
+        if (peer < r) {
+            if (have_prefix)
+                datatype::apply(o, t, incoming, recv, items);  // recv = incoming op recv
+            else
+                copy_bytes(recv, incoming, bytes);
+            have_prefix = true;
+            datatype::apply(o, t, incoming, partial, items);
+        } else if (o.commutative) {
+            datatype::apply(o, t, incoming, partial, items);
+        } else {
+            datatype::apply(o, t, partial, incoming, items);  // incoming = partial op incoming
+            std::swap(partial, incoming);
+        }
+    }
+    return ch.result();
 }
 
 }  // namespace si::coll

@@ -1,0 +1,331 @@
+// The collectives that move one block per rank: gather, scatter, allgather
+// and alltoall, with equal blocks (packed once as one message of size * count
+// items) and with the per-rank counts, displacements and, for MPI_Alltoallw,
+// datatypes of the v and w forms (each block packed on its own, see
+// BlockBuffer).
+#include <optional>
+#include <vector>
+
+#include "api/collective_args.hpp"
+#include "api/runtime.hpp"
+
+using namespace si::api;
+namespace coll = si::coll;
+using si::datatype::Type;
+using Layout = BlockBuffer::Layout;
+
+namespace {
+
+// Allgather and Alltoall: every rank sends and receives, and only sendbuf may
+// be MPI_IN_PLACE.
+int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const Type*& stype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                       const Type*& rtype) {
+    if (!in_place(sendbuf))
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (int rc =
+            call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount", "recvtype"))
+        return rc;
+    return refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only");
+}
+
+constexpr VectorNames kSendNames{"sendbuf", "sendcounts", "displs", "sendtype", "for recvbuf only"};
+constexpr VectorNames kRecvNames{"recvbuf", "recvcounts", "displs", "recvtype", "for sendbuf only"};
+constexpr VectorNames kSendNamesAll{"sendbuf", "sendcounts", "sdispls", "sendtype", ""};
+constexpr VectorNames kRecvNamesAll{"recvbuf", "recvcounts", "rdispls", "recvtype",
+                                    "for sendbuf only"};
+constexpr VectorNames kSendNamesW{"sendbuf", "sendcounts", "sdispls", "sendtypes", ""};
+constexpr VectorNames kRecvNamesW{"recvbuf", "recvcounts", "rdispls", "recvtypes",
+                                  "for sendbuf only"};
+
+// The single message of a rank that is not the root of a gather or a scatter.
+int root_only_in_place(Call& call, bool is_root, const void* buffer, const char* argument) {
+    if (is_root) return MPI_SUCCESS;
+    return refuse_in_place(call, buffer, argument, "at the root only");
+}
+
+// MPI_Alltoallv and MPI_Alltoallw once their layouts are known: an empty send
+// layout means MPI_IN_PLACE.
+int alltoall_blocks(Call& call, Communicator& c, const void* sendbuf,
+                    const std::vector<Layout>& send, void* recvbuf,
+                    const std::vector<Layout>& recv) {
+    const bool in_place_send = send.empty();
+    std::optional<BlockBuffer> outgoing;
+    if (!in_place_send) outgoing.emplace(sendbuf, send, true);
+    const BlockBuffer incoming(recvbuf, recv, in_place_send);
+    std::string detail;
+    const int rc =
+        coll::alltoall(collective_context(c, &detail),
+                       in_place_send ? coll::Blocks{} : outgoing->blocks(), incoming.blocks());
+    incoming.unpack();
+    return finish_collective(call, rc, detail);
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    Call call("MPI_Gather");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
+    // send arguments are ignored.
+    const bool skip_send = is_root && in_place(sendbuf);
+    if (int rc = root_only_in_place(call, is_root, sendbuf, "sendbuf")) return rc;
+    if (!skip_send)
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (is_root) {
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
+    }
+    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
+                           skip_send ? *rtype : *stype);
+    std::optional<Incoming> room;
+    std::vector<coll::Block> blocks;
+    if (is_root) {
+        room.emplace(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
+        blocks = coll::regular_blocks(room->data(), c->size(), rtype->bytes(items(recvcount)));
+    }
+    std::string detail;
+    const int rc =
+        coll::gather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
+                     message.bytes(), blocks, root);
+    if (is_root) room->unpack(room->capacity());
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+    Call call("MPI_Gatherv");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    const bool skip_send = is_root && in_place(sendbuf);
+    if (int rc = root_only_in_place(call, is_root, sendbuf, "sendbuf")) return rc;
+    if (!skip_send)
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    std::vector<Layout> layout;
+    if (is_root)
+        if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->size(),
+                                   kRecvNames, layout))
+            return rc;
+    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
+                           skip_send ? *layout[0].type : *stype);
+    const BlockBuffer room(recvbuf, layout, skip_send);
+    std::string detail;
+    const int rc =
+        coll::gather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
+                     message.bytes(), room.blocks(), root);
+    room.unpack();
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    Call call("MPI_Scatter");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
+    const bool skip_receive = is_root && in_place(recvbuf);
+    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
+    if (is_root) {
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
+    }
+    if (!skip_receive)
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+    const Outgoing message(is_root ? sendbuf : nullptr,
+                           is_root ? items(sendcount) * items(c->size()) : 0,
+                           is_root ? *stype : *rtype);
+    std::vector<coll::Block> blocks;
+    if (is_root)
+        blocks = coll::regular_blocks(message.data(), c->size(), stype->bytes(items(sendcount)));
+    std::optional<Incoming> room;
+    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
+    std::string detail;
+    const int rc = coll::scatter(collective_context(*c, &detail), blocks,
+                                 skip_receive ? MPI_IN_PLACE : room->data(),
+                                 skip_receive ? 0 : room->capacity(), root);
+    if (!skip_receive) room->unpack(room->capacity());
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm) {
+    Call call("MPI_Scatterv");
+    Communicator* c = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    const bool is_root = c->rank == root;
+    const bool skip_receive = is_root && in_place(recvbuf);
+    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
+    std::vector<Layout> layout;
+    if (is_root)
+        if (int rc = vector_layout(call, sendbuf, sendcounts, displs, sendtype, c->size(),
+                                   kSendNames, layout))
+            return rc;
+    if (!skip_receive)
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+    const BlockBuffer message(sendbuf, layout, true);
+    std::optional<Incoming> room;
+    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
+    std::string detail;
+    const int rc = coll::scatter(collective_context(*c, &detail), message.blocks(),
+                                 skip_receive ? MPI_IN_PLACE : room->data(),
+                                 skip_receive ? 0 : room->capacity(), root);
+    if (!skip_receive) room->unpack(room->capacity());
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    Call call("MPI_Allgather");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
+                                    recvtype, rtype))
+        return rc;
+    const bool skip_send = in_place(sendbuf);
+    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
+                           skip_send ? *rtype : *stype);
+    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
+    std::string detail;
+    const int rc = coll::allgather(
+        collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
+        coll::regular_blocks(room.data(), c->size(), rtype->bytes(items(recvcount))));
+    room.unpack(room.capacity());
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm) {
+    Call call("MPI_Allgatherv");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    const bool skip_send = in_place(sendbuf);
+    if (!skip_send)
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    std::vector<Layout> layout;
+    if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->size(), kRecvNames,
+                               layout))
+        return rc;
+    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
+                           skip_send ? *layout[0].type : *stype);
+    const BlockBuffer room(recvbuf, layout, skip_send);
+    std::string detail;
+    const int rc =
+        coll::allgather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
+                        message.bytes(), room.blocks());
+    room.unpack();
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    Call call("MPI_Alltoall");
+    Communicator* c = nullptr;
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
+                                    recvtype, rtype))
+        return rc;
+    const bool skip_send = in_place(sendbuf);
+    // Every rank's block, packed one after the other.
+    const Outgoing message(skip_send ? nullptr : sendbuf,
+                           skip_send ? 0 : items(sendcount) * items(c->size()),
+                           skip_send ? *rtype : *stype);
+    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
+    std::vector<coll::Block> send_blocks;
+    if (!skip_send)
+        send_blocks =
+            coll::regular_blocks(message.data(), c->size(), stype->bytes(items(sendcount)));
+    std::string detail;
+    const int rc = coll::alltoall(
+        collective_context(*c, &detail), send_blocks,
+        coll::regular_blocks(room.data(), c->size(), rtype->bytes(items(recvcount))));
+    room.unpack(room.capacity());
+    return finish_collective(call, rc, detail);
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    Call call("MPI_Alltoallv");
+    Communicator* c = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    std::vector<Layout> send;
+    std::vector<Layout> recv;
+    if (!in_place(sendbuf))
+        if (int rc = vector_layout(call, sendbuf, sendcounts, sdispls, sendtype, c->size(),
+                                   kSendNamesAll, send))
+            return rc;
+    if (int rc = vector_layout(call, recvbuf, recvcounts, rdispls, recvtype, c->size(),
+                               kRecvNamesAll, recv))
+        return rc;
+    return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    Call call("MPI_Alltoallw");
+    Communicator* c = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    std::vector<Layout> send;
+    std::vector<Layout> recv;
+    if (!in_place(sendbuf))
+        if (int rc = w_layout(call, sendbuf, sendcounts, sdispls, sendtypes, c->size(), kSendNamesW,
+                              send))
+            return rc;
+    if (int rc =
+            w_layout(call, recvbuf, recvcounts, rdispls, recvtypes, c->size(), kRecvNamesW, recv))
+        return rc;
+    return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
+}
+
+}  // extern "C"
