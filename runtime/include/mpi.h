@@ -137,6 +137,13 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
 #define MPI_KEYVAL_INVALID 0x24000000
+#define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one node */
+/* Topology kinds (MPI_Topo_test) and the dist-graph weight markers. */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+#define MPI_UNWEIGHTED ((int *)1)
+#define MPI_WEIGHTS_EMPTY ((int *)2)
 
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
@@ -237,6 +244,33 @@ SI_MPI_CALL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
 SI_MPI_CALL(int, MPI_Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
 SI_MPI_CALL(int, MPI_Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
 SI_MPI_CALL(int, MPI_Comm_free, (MPI_Comm *comm));
+SI_MPI_CALL(int, MPI_Comm_split_type,
+            (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Comm_create_group,
+            (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+
+/* ---- groups ------------------------------------------------------------ */
+SI_MPI_CALL(int, MPI_Comm_group, (MPI_Comm comm, MPI_Group *group));
+SI_MPI_CALL(int, MPI_Group_size, (MPI_Group group, int *size));
+SI_MPI_CALL(int, MPI_Group_rank, (MPI_Group group, int *rank));
+SI_MPI_CALL(int, MPI_Group_free, (MPI_Group *group));
+SI_MPI_CALL(int, MPI_Group_incl,
+            (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_excl,
+            (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_range_incl,
+            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_range_excl,
+            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_intersection,
+            (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_difference,
+            (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SI_MPI_CALL(int, MPI_Group_translate_ranks,
+            (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
+SI_MPI_CALL(int, MPI_Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
 SI_MPI_CALL(int, MPI_Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 SI_MPI_CALL(int, MPI_Comm_set_name, (MPI_Comm comm, const char *comm_name));
 SI_MPI_CALL(int, MPI_Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
@@ -443,6 +477,61 @@ SI_MPI_CALL(int, MPI_Scan,
 SI_MPI_CALL(int, MPI_Exscan,
             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm));
+
+/* ---- topologies and neighbourhood collectives --------------------------- */
+SI_MPI_CALL(int, MPI_Topo_test, (MPI_Comm comm, int *status));
+SI_MPI_CALL(int, MPI_Dims_create, (int nnodes, int ndims, int dims[]));
+SI_MPI_CALL(int, MPI_Cart_create,
+            (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+             MPI_Comm *comm_cart));
+SI_MPI_CALL(int, MPI_Cart_map,
+            (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+SI_MPI_CALL(int, MPI_Cartdim_get, (MPI_Comm comm, int *ndims));
+SI_MPI_CALL(int, MPI_Cart_get,
+            (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+SI_MPI_CALL(int, MPI_Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+SI_MPI_CALL(int, MPI_Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+SI_MPI_CALL(int, MPI_Cart_shift,
+            (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+SI_MPI_CALL(int, MPI_Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Graph_create,
+            (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+             MPI_Comm *comm_graph));
+SI_MPI_CALL(int, MPI_Graph_map,
+            (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+SI_MPI_CALL(int, MPI_Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+SI_MPI_CALL(int, MPI_Graph_get,
+            (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+SI_MPI_CALL(int, MPI_Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+SI_MPI_CALL(int, MPI_Graph_neighbors,
+            (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+SI_MPI_CALL(int, MPI_Dist_graph_create_adjacent,
+            (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+             int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+             int reorder, MPI_Comm *comm_dist_graph));
+SI_MPI_CALL(int, MPI_Dist_graph_neighbors_count,
+            (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+SI_MPI_CALL(int, MPI_Dist_graph_neighbors,
+            (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+             int maxoutdegree, int destinations[], int destweights[]));
+SI_MPI_CALL(int, MPI_Neighbor_allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Neighbor_allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Neighbor_alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Neighbor_alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Neighbor_alltoallw,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
 SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
 SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
 SI_MPI_CALL(int, MPI_Reduce_local,

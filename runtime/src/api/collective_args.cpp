@@ -30,12 +30,14 @@ int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,
 
 namespace {
 
-// The arrays exist (a communicator has at least one rank) and the buffer is
-// not MPI_IN_PLACE.
-int check_arrays(Call& call, const void* buffer, const int* counts, const void* displs,
+// The arrays exist (unless they have no entries) and the buffer is not
+// MPI_IN_PLACE.
+int check_arrays(Call& call, const void* buffer, const int* counts, const void* displs, int ranks,
                  const VectorNames& names) {
-    if (int rc = call.not_null(counts, names.counts)) return rc;
-    if (int rc = call.not_null(displs, names.displs)) return rc;
+    if (ranks > 0) {
+        if (int rc = call.not_null(counts, names.counts)) return rc;
+        if (int rc = call.not_null(displs, names.displs)) return rc;
+    }
     return refuse_in_place(call, buffer, names.buffer, names.in_place_allowed);
 }
 
@@ -57,7 +59,7 @@ int check_block(Call& call, const void* buffer, int count, const datatype::Type&
 int vector_layout(Call& call, const void* buffer, const int* counts, const int* displs,
                   MPI_Datatype datatype, int ranks, const VectorNames& names,
                   std::vector<BlockBuffer::Layout>& out) {
-    if (int rc = check_arrays(call, buffer, counts, displs, names)) return rc;
+    if (int rc = check_arrays(call, buffer, counts, displs, ranks, names)) return rc;
     const datatype::Type* type = nullptr;
     if (int rc = call.datatype(datatype, type, names.datatype)) return rc;
     out.clear();
@@ -70,11 +72,13 @@ int vector_layout(Call& call, const void* buffer, const int* counts, const int* 
     return MPI_SUCCESS;
 }
 
-int w_layout(Call& call, const void* buffer, const int* counts, const int* displs,
+template <typename Displacement>
+int w_layout(Call& call, const void* buffer, const int* counts, const Displacement* displs,
              const MPI_Datatype* datatypes, int ranks, const VectorNames& names,
              std::vector<BlockBuffer::Layout>& out) {
-    if (int rc = check_arrays(call, buffer, counts, displs, names)) return rc;
-    if (int rc = call.not_null(datatypes, names.datatype)) return rc;
+    if (int rc = check_arrays(call, buffer, counts, displs, ranks, names)) return rc;
+    if (ranks > 0)
+        if (int rc = call.not_null(datatypes, names.datatype)) return rc;
     out.clear();
     out.reserve(items(ranks));
     for (int i = 0; i < ranks; ++i) {
@@ -82,9 +86,15 @@ int w_layout(Call& call, const void* buffer, const int* counts, const int* displ
         const std::string argument = fmt::format("{}[{}]", names.datatype, i);
         if (int rc = call.datatype(datatypes[i], type, argument.c_str())) return rc;
         if (int rc = check_block(call, buffer, counts[i], *type, i, names)) return rc;
-        out.push_back({displs[i], items(counts[i]), type});
+        out.push_back({static_cast<std::ptrdiff_t>(displs[i]), items(counts[i]), type});
     }
     return MPI_SUCCESS;
 }
+
+template int w_layout<int>(Call&, const void*, const int*, const int*, const MPI_Datatype*, int,
+                           const VectorNames&, std::vector<BlockBuffer::Layout>&);
+template int w_layout<MPI_Aint>(Call&, const void*, const int*, const MPI_Aint*,
+                                const MPI_Datatype*, int, const VectorNames&,
+                                std::vector<BlockBuffer::Layout>&);
 
 }  // namespace si::api

@@ -53,8 +53,10 @@ int vector_layout(Call& call, const void* buffer, const int* counts, const int* 
                   MPI_Datatype datatype, int ranks, const VectorNames& names,
                   std::vector<BlockBuffer::Layout>& out);
 
-// The same for MPI_Alltoallw: a datatype per rank and displacements in bytes.
-int w_layout(Call& call, const void* buffer, const int* counts, const int* displs,
+// The same for MPI_Alltoallw and MPI_Neighbor_alltoallw: a datatype per rank
+// and displacements in bytes (int or MPI_Aint).
+template <typename Displacement>
+int w_layout(Call& call, const void* buffer, const int* counts, const Displacement* displs,
              const MPI_Datatype* datatypes, int ranks, const VectorNames& names,
              std::vector<BlockBuffer::Layout>& out);
 

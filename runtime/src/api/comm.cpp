@@ -3,20 +3,20 @@
 #include <cstring>
 
 #include "api/errors.hpp"
+#include "api/group.hpp"
 #include "api/runtime.hpp"
 #include "coll/collectives.hpp"
 #include "p2p/tuple.hpp"
 
 using namespace si::api;
 
-namespace {
+namespace si::api {
 
-// Context pair allocation and the new communicator's installation.
-int create(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
-           bool member, MPI_Comm* newcomm) {
+int create_communicator(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
+                        bool member, MPI_Comm* newcomm, int tag_base) {
     Runtime& runtime = *Runtime::get();
     std::uint16_t pair = 0;
-    if (int rc = runtime.communicators.allocate_pair(parent, pair))
+    if (int rc = runtime.communicators.allocate_pair(parent, pair, tag_base))
         return call.fail(rc, "no communicator context id is free on every member of {} "
                              "(too many communicators alive; free some with MPI_Comm_free)",
                          parent.name.empty() ? "the parent communicator" : parent.name);
@@ -31,6 +31,54 @@ int create(Call& call, const Communicator& parent, std::vector<int> world_of, in
     communicator->pair = pair;
     communicator->errhandler = parent.errhandler;
     *newcomm = runtime.communicators.add(std::move(communicator));
+    return MPI_SUCCESS;
+}
+
+}  // namespace si::api
+
+namespace {
+
+// MPI_Comm_split and MPI_Comm_split_type once the color is known: members of
+// a color ordered by key, ties broken by rank in c.
+int split(Call& call, const Communicator& c, int color, int key, MPI_Comm* newcomm) {
+    struct Entry {
+        int color, key;
+    };
+    const Entry mine{color, key};
+    std::vector<Entry> all(static_cast<std::size_t>(c.size()));
+    if (int rc = si::coll::allgather(collective_context(c), &mine, sizeof mine,
+                                     si::coll::regular_blocks(all.data(), c.size(), sizeof mine)))
+        return call.fail(rc, "exchanging colors and keys failed");
+
+    std::vector<int> members;
+    for (int r = 0; r < c.size(); ++r)
+        if (all[r].color == color) members.push_back(r);
+    std::stable_sort(members.begin(), members.end(),
+                     [&](int a, int b) { return all[a].key < all[b].key; });
+    std::vector<int> world_of;
+    int new_rank = 0;
+    for (int r : members) {
+        if (r == c.rank) new_rank = static_cast<int>(world_of.size());
+        world_of.push_back(c.world_of[r]);
+    }
+    return create_communicator(call, c, std::move(world_of), new_rank, color != MPI_UNDEFINED,
+                               newcomm);
+}
+
+// The group's members, which must all be members of c; `my_rank` is this
+// process's rank in the group or MPI_UNDEFINED.
+int subgroup(Call& call, const Communicator& c, MPI_Group group, Members& members, int& my_rank) {
+    if (int rc = group_members(call, group, members)) return rc;
+    const int me = c.world_of[static_cast<std::size_t>(c.rank)];
+    my_rank = MPI_UNDEFINED;
+    for (std::size_t i = 0; i < members->size(); ++i) {
+        const int w = (*members)[i];
+        if (std::find(c.world_of.begin(), c.world_of.end(), w) == c.world_of.end())
+            return call.fail(MPI_ERR_GROUP,
+                             "group rank {} (world rank {}) is not a member of the communicator",
+                             i, w);
+        if (w == me) my_rank = static_cast<int>(i);
+    }
     return MPI_SUCCESS;
 }
 
@@ -67,7 +115,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     Communicator* c = nullptr;
     if (int rc = call.communicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
-    return create(call, *c, c->world_of, c->rank, true, newcomm);
+    if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, newcomm)) return rc;
+    // A duplicate keeps the topology.
+    Runtime::get()->communicators.find(*newcomm)->topology = c->topology;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split
@@ -79,29 +130,66 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (color < 0 && color != MPI_UNDEFINED)
         return call.fail(MPI_ERR_ARG, "color is {}; it must be 0 or more, or MPI_UNDEFINED", color);
+    return split(call, *c, color, key, newcomm);
+}
 
-    struct Entry {
-        int color, key;
-    };
-    const Entry mine{color, key};
-    std::vector<Entry> all(static_cast<std::size_t>(c->size()));
-    if (int rc = si::coll::allgather(collective_context(*c), &mine, sizeof mine,
-                                     si::coll::regular_blocks(all.data(), c->size(), sizeof mine)))
-        return call.fail(rc, "exchanging colors and keys failed");
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm* newcomm) {
+    Call call("MPI_Comm_split_type");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(newcomm, "newcomm")) return rc;
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return call.fail(MPI_ERR_ARG,
+                         "split_type is {}; valid: MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                         split_type);
+    // Shared memory reaches the ranks of a node (SI_NODE_SIZE simulates smaller ones).
+    const int color = split_type == MPI_UNDEFINED
+                          ? MPI_UNDEFINED
+                          : Runtime::get()->locality.node_of[static_cast<std::size_t>(
+                                c->world_of[static_cast<std::size_t>(c->rank)])];
+    return split(call, *c, color, key, newcomm);
+}
 
-    // Members of my color ordered by key, ties broken by rank in the parent.
-    std::vector<int> members;
-    for (int r = 0; r < c->size(); ++r)
-        if (all[r].color == color) members.push_back(r);
-    std::stable_sort(members.begin(), members.end(),
-                     [&](int a, int b) { return all[a].key < all[b].key; });
-    std::vector<int> world_of;
-    int new_rank = 0;
-    for (int r : members) {
-        if (r == c->rank) new_rank = static_cast<int>(world_of.size());
-        world_of.push_back(c->world_of[r]);
-    }
-    return create(call, *c, std::move(world_of), new_rank, color != MPI_UNDEFINED, newcomm);
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    Call call("MPI_Comm_create");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(newcomm, "newcomm")) return rc;
+    Members members;
+    int my_rank = MPI_UNDEFINED;
+    if (int rc = subgroup(call, *c, group, members, my_rank)) return rc;
+    return create_communicator(call, *c, *members, my_rank, my_rank != MPI_UNDEFINED, newcomm);
+}
+
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+    Call call("MPI_Comm_create_group");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(newcomm, "newcomm")) return rc;
+    if (int rc = call.send_tag(tag)) return rc;
+    Members members;
+    int my_rank = MPI_UNDEFINED;
+    if (int rc = subgroup(call, *c, group, members, my_rank)) return rc;
+    if (my_rank == MPI_UNDEFINED)
+        return call.fail(MPI_ERR_GROUP, "the calling process is not a member of group (only "
+                                        "members call MPI_Comm_create_group)");
+    // Only the group's members agree on the context, over a stand-in for the
+    // new communicator that borrows comm's contexts; a tag range of its own,
+    // chosen by the caller's tag, keeps that traffic apart from comm's
+    // collectives and from other MPI_Comm_create_group calls.
+    Communicator among = *c;
+    among.world_of = *members;
+    among.rank = my_rank;
+    among.topology = nullptr;
+    const int tag_base = si::coll::kFirstFreeTag * (1 + tag % (1 << 17));
+    return create_communicator(call, among, *members, my_rank, true, newcomm, tag_base);
 }
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free

@@ -81,7 +81,8 @@ void CommunicatorTable::release_pair(std::uint16_t pair) {
     free_pairs_[pair / 64] |= std::uint64_t{1} << (pair % 64);
 }
 
-int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& pair) {
+int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& pair,
+                                     int tag_base) {
     const datatype::Type* type = datatype::lookup(MPI_UINT64_T);
     const datatype::Op* band = datatype::lookup_op(MPI_BAND);
     // The free-pair mask plus a status word: bit 0 clear when a member has no
@@ -108,8 +109,10 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
                 waiting_parents_.push_back(parent.pair);
             }
         }
-        const int rc = coll::allreduce(collective_context(parent), offer.data(), agreed.data(),
-                                       kMaskWords + 1, *type, *band);
+        coll::Context ctx = collective_context(parent);
+        ctx.tag_base = tag_base;
+        const int rc =
+            coll::allreduce(ctx, offer.data(), agreed.data(), kMaskWords + 1, *type, *band);
 
         std::lock_guard lock(mutex_);
         if (offering) {

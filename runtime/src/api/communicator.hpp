@@ -15,6 +15,8 @@
 
 namespace si::api {
 
+struct Topology;  // topology.hpp
+
 struct Communicator {
     MPI_Comm handle = MPI_COMM_NULL;
     std::vector<int> world_of;  // communicator rank -> world rank
@@ -22,6 +24,7 @@ struct Communicator {
     std::uint16_t pair = 0;     // context pair: p2p context 2*pair, collectives 2*pair + 1
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
+    std::shared_ptr<const Topology> topology;  // null unless made by a topology call
 
     int size() const { return static_cast<int>(world_of.size()); }
     std::uint16_t p2p_context() const { return static_cast<std::uint16_t>(2 * pair); }
@@ -44,8 +47,9 @@ public:
     void remove(MPI_Comm handle);
 
     // Agrees with the other members of parent on a context pair no member uses.
-    // Collective over parent. Returns an MPI error class.
-    int allocate_pair(const Communicator& parent, std::uint16_t& pair);
+    // Collective over parent, with tags above `tag_base` (coll::Context).
+    // Returns an MPI error class.
+    int allocate_pair(const Communicator& parent, std::uint16_t& pair, int tag_base = 0);
     void release_pair(std::uint16_t pair);
 
     static constexpr int kMaxCommunicators = (p2p::kMaxContext + 1) / 2;
@@ -64,5 +68,14 @@ private:
     bool mask_taken_ = false;
     std::vector<std::uint16_t> waiting_parents_;
 };
+
+// Makes a communicator of `world_of` (communicator rank -> world rank) in
+// which this process has rank `rank`, with a context pair agreed over parent
+// (collective over it, see allocate_pair); a process that is not a `member`
+// takes part in the agreement and gets MPI_COMM_NULL. The new communicator
+// inherits parent's error handler.
+class Call;
+int create_communicator(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
+                        bool member, MPI_Comm* newcomm, int tag_base = 0);
 
 }  // namespace si::api

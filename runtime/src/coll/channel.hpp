@@ -24,23 +24,26 @@ enum class Tag : int {
     allgather,
     alltoall,
     scan,
+    neighbor,  // the last: neighbourhood collectives add a label to it
 };
+static_assert(static_cast<int>(Tag::neighbor) + kMaxNeighborLabel < kFirstFreeTag);
 
 class Channel {
   public:
-    Channel(const Context& ctx, Tag tag) : ctx_(ctx), tag_(static_cast<int>(tag)) {}
+    Channel(const Context& ctx, Tag tag) : ctx_(ctx), tag_(ctx.tag_base + static_cast<int>(tag)) {}
     Channel(const Channel&) = delete;
     Channel& operator=(const Channel&) = delete;
 
     int rank() const { return ctx_.comm.rank; }
     int size() const { return ctx_.comm.size(); }
 
-    p2p::Request* isend(const void* buffer, std::size_t bytes, int dest) {
-        return ctx_.engine.isend(buffer, bytes, dest, tag_, ctx_.comm, ctx_.context,
+    // `label` is added to the tag (neighbourhood collectives).
+    p2p::Request* isend(const void* buffer, std::size_t bytes, int dest, int label = 0) {
+        return ctx_.engine.isend(buffer, bytes, dest, tag_ + label, ctx_.comm, ctx_.context,
                                  p2p::SendMode::standard);
     }
-    p2p::Request* irecv(void* buffer, std::size_t bytes, int source) {
-        return ctx_.engine.irecv(buffer, bytes, source, tag_, ctx_.comm, ctx_.context,
+    p2p::Request* irecv(void* buffer, std::size_t bytes, int source, int label = 0) {
+        return ctx_.engine.irecv(buffer, bytes, source, tag_ + label, ctx_.comm, ctx_.context,
                                  /*blocking=*/true);
     }
 
@@ -68,7 +71,7 @@ class Channel {
     int result() const { return error_; }
 
     // Later messages of this call use another tag.
-    void set_tag(Tag tag) { tag_ = static_cast<int>(tag); }
+    void set_tag(Tag tag) { tag_ = ctx_.tag_base + static_cast<int>(tag); }
 
   private:
     const Context& ctx_;

@@ -1,5 +1,5 @@
 // The collectives that only move data: barrier, broadcast, gather, scatter,
-// allgather, alltoall. Reductions are in reduce.cpp.
+// allgather, alltoall, neighbourhood exchange. Reductions are in reduce.cpp.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -136,6 +136,27 @@ int alltoall(const Context& ctx, Blocks send, Blocks recv) {
         if (in_place) copy_bytes(outgoing.data, incoming.data, incoming.bytes);
         ch.exchange(outgoing.data, outgoing.bytes, peer, incoming.data, incoming.bytes, peer);
     }
+    return ch.result();
+}
+
+// Every receive is posted, then every send: neighbourhoods are small, and a
+// bounded window could deadlock when every rank waits for receives whose
+// senders have not reached their sends.
+int neighbor_exchange(const Context& ctx, std::span<const Edge> in, Blocks recv,
+                      std::span<const Edge> out, Blocks send) {
+    Channel ch(ctx, Tag::neighbor);
+    std::vector<p2p::Request*> receives(in.size(), nullptr);
+    for (std::size_t k = 0; k < in.size(); ++k)
+        if (in[k].rank != MPI_PROC_NULL)
+            receives[k] = ch.irecv(recv[k].data, recv[k].bytes, in[k].rank, in[k].label);
+    std::vector<p2p::Request*> sends;
+    sends.reserve(out.size());
+    for (std::size_t k = 0; k < out.size(); ++k)
+        if (out[k].rank != MPI_PROC_NULL)
+            sends.push_back(ch.isend(send[k].data, send[k].bytes, out[k].rank, out[k].label));
+    for (std::size_t k = 0; k < in.size(); ++k)
+        if (receives[k] != nullptr) ch.wait_recv(receives[k], recv[k].bytes);
+    for (p2p::Request* s : sends) ch.wait_send(s);
     return ch.result();
 }
 

@@ -22,7 +22,8 @@
 // (ordered by rank for non-commutative operators); allreduce as reduce then
 // broadcast, so every rank gets bit-identical floating-point results; linear
 // gather and scatter with a bounded window of requests; ring allgather;
-// pairwise-exchange alltoall; reduce-scatter as reduce then scatter;
+// pairwise-exchange alltoall; every neighbour at once for the neighbourhood
+// collectives; reduce-scatter as reduce then scatter;
 // recursive-doubling scan. At most kMaxOutstanding requests are in flight
 // per call, and temporaries come from one allocation per call.
 #pragma once
@@ -48,7 +49,14 @@ struct Context {
     // If set, receives a description of the first error, which the API layer
     // puts after the name of the call in its error message.
     std::string* detail = nullptr;
+    // Added to every tag of the call: traffic that must not match the
+    // communicator's own collectives (MPI_Comm_create_group, which only part
+    // of a communicator runs) uses a range above theirs.
+    int tag_base = 0;
 };
+
+// The collectives' own tags stay below this; tag bases are multiples of it.
+inline constexpr int kFirstFreeTag = 1024;
 
 // Requests one rank keeps in flight at most during a linear gather/scatter.
 inline constexpr int kMaxOutstanding = 32;
@@ -96,6 +104,19 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 // send[i] goes to rank i and recv[i] comes from it. An empty send means
 // MPI_IN_PLACE: every block of recv is sent, then replaced by the one received.
 [[nodiscard]] int alltoall(const Context& ctx, Blocks send, Blocks recv);
+
+// A neighbour in a neighbourhood collective. Messages between the same two
+// ranks are matched in order within one label; labels (0 to
+// kMaxNeighborLabel) let a topology say which is which.
+struct Edge {
+    int rank;  // MPI_PROC_NULL: nothing is sent or received, the block is untouched
+    int label;
+};
+inline constexpr int kMaxNeighborLabel = 1000;
+
+// send[k] goes to out[k] and recv[k] comes from in[k], all at once.
+[[nodiscard]] int neighbor_exchange(const Context& ctx, std::span<const Edge> in, Blocks recv,
+                                    std::span<const Edge> out, Blocks send);
 
 // The element-wise reduction of every rank's send (the sum of counts items,
 // never MPI_IN_PLACE here), cut into blocks: rank i receives counts[i] items

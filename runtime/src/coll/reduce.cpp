@@ -13,8 +13,9 @@ namespace {
 // The context for the second step of a composite collective: it reports its
 // error only if the first step had none, so the first error's description wins.
 Context after(const Context& ctx, int first_result) {
-    return Context{ctx.engine, ctx.comm, ctx.context,
-                   first_result == MPI_SUCCESS ? ctx.detail : nullptr};
+    Context next = ctx;
+    if (first_result != MPI_SUCCESS) next.detail = nullptr;
+    return next;
 }
 
 // Binomial tree over ranks renumbered so that tree_root is 0. Rank v first
