@@ -126,6 +126,7 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_GROUP_EMPTY ((MPI_Group)0x18000001)
 
 #define MPI_INFO_NULL ((MPI_Info)0x20000000)
+#define MPI_INFO_ENV ((MPI_Info)0x20000001) /* empty: sirun passes nothing through it */
 
 /* ---- special values ---------------------------------------------------- */
 #define MPI_ANY_SOURCE (-1)
@@ -154,6 +155,8 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* Predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD). */
 #define MPI_TAG_UB 0x64400001
@@ -200,6 +203,9 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_ERR_WIN 23
 #define MPI_ERR_RMA_SYNC 24
 #define MPI_ERR_PROC_ABORTED 25
+#define MPI_ERR_INFO_KEY 26
+#define MPI_ERR_INFO_VALUE 27
+#define MPI_ERR_INFO_NOKEY 28
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* ---- the profiling interface ------------------------------------------ */
@@ -249,6 +255,19 @@ SI_MPI_CALL(int, MPI_Comm_split_type,
 SI_MPI_CALL(int, MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
 SI_MPI_CALL(int, MPI_Comm_create_group,
             (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+
+/* ---- info objects ------------------------------------------------------ */
+SI_MPI_CALL(int, MPI_Info_create, (MPI_Info *info));
+SI_MPI_CALL(int, MPI_Info_free, (MPI_Info *info));
+SI_MPI_CALL(int, MPI_Info_dup, (MPI_Info info, MPI_Info *newinfo));
+SI_MPI_CALL(int, MPI_Info_set, (MPI_Info info, const char *key, const char *value));
+SI_MPI_CALL(int, MPI_Info_get,
+            (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+SI_MPI_CALL(int, MPI_Info_get_valuelen,
+            (MPI_Info info, const char *key, int *valuelen, int *flag));
+SI_MPI_CALL(int, MPI_Info_delete, (MPI_Info info, const char *key));
+SI_MPI_CALL(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys));
+SI_MPI_CALL(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key));
 
 /* ---- groups ------------------------------------------------------------ */
 SI_MPI_CALL(int, MPI_Comm_group, (MPI_Comm comm, MPI_Group *group));

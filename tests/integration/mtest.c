@@ -150,6 +150,11 @@ const char* mtest_class_name(int error_class) {
         {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS"},
         {MPI_ERR_PENDING, "MPI_ERR_PENDING"},
         {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM"},
+        {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY"},
+        {MPI_ERR_DIMS, "MPI_ERR_DIMS"},
+        {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY"},
+        {MPI_ERR_INFO_VALUE, "MPI_ERR_INFO_VALUE"},
+        {MPI_ERR_INFO_NOKEY, "MPI_ERR_INFO_NOKEY"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (names[i].value == error_class) return names[i].name;

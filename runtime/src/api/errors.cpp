@@ -52,6 +52,9 @@ const char* class_text(int error_class) {
         case MPI_ERR_WIN: return "invalid window";
         case MPI_ERR_RMA_SYNC: return "wrong synchronization of RMA calls";
         case MPI_ERR_PROC_ABORTED: return "a process of the job was aborted";
+        case MPI_ERR_INFO_KEY: return "invalid info key";
+        case MPI_ERR_INFO_VALUE: return "invalid info value";
+        case MPI_ERR_INFO_NOKEY: return "no such info key";
         default: return nullptr;
     }
 }
