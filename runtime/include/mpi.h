@@ -44,6 +44,20 @@ typedef struct MPI_Status {
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+/* Attribute callbacks (MPI_Comm_create_keyval, MPI_Type_create_keyval, and
+ * the deprecated MPI_Keyval_create). */
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                           void *extra_state);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval,
+                                         void *extra_state, void *attribute_val_in,
+                                         void *attribute_val_out, int *flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
+                                           void *attribute_val, void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
 /* ---- handle values ----------------------------------------------------- */
 #define SI_HANDLE_KIND_SHIFT 26
@@ -137,7 +151,18 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 /* MPI_Type_create_subarray's array orders (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
-#define MPI_KEYVAL_INVALID 0x24000000
+#define MPI_KEYVAL_INVALID 0x2c000000
+/* The predefined attribute callbacks: the NULL ones copy nothing and do
+ * nothing on delete; the DUP ones copy the attribute value. */
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one node */
 /* Topology kinds (MPI_Topo_test) and the dist-graph weight markers. */
 #define MPI_GRAPH 1
@@ -163,6 +188,8 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...)
 #define MPI_HOST 0x64400003
 #define MPI_IO 0x64400005
 #define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_APPNUM 0x6440000b
 
 /* Thread levels. */
 #define MPI_THREAD_SINGLE 0
@@ -293,8 +320,34 @@ SI_MPI_CALL(int, MPI_Group_compare, (MPI_Group group1, MPI_Group group2, int *re
 SI_MPI_CALL(int, MPI_Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 SI_MPI_CALL(int, MPI_Comm_set_name, (MPI_Comm comm, const char *comm_name));
 SI_MPI_CALL(int, MPI_Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+
+/* ---- attributes -------------------------------------------------------- */
+SI_MPI_CALL(int, MPI_Comm_create_keyval,
+            (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+             MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+             void *extra_state));
+SI_MPI_CALL(int, MPI_Comm_free_keyval, (int *comm_keyval));
+SI_MPI_CALL(int, MPI_Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
 SI_MPI_CALL(int, MPI_Comm_get_attr,
             (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+SI_MPI_CALL(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+SI_MPI_CALL(int, MPI_Type_create_keyval,
+            (MPI_Type_copy_attr_function *type_copy_attr_fn,
+             MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+             void *extra_state));
+SI_MPI_CALL(int, MPI_Type_free_keyval, (int *type_keyval));
+SI_MPI_CALL(int, MPI_Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+SI_MPI_CALL(int, MPI_Type_get_attr,
+            (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+SI_MPI_CALL(int, MPI_Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+/* MPI-1 forms, deprecated but in MPI-3.1: communicator attributes. */
+SI_MPI_CALL(int, MPI_Keyval_create,
+            (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+             void *extra_state));
+SI_MPI_CALL(int, MPI_Keyval_free, (int *keyval));
+SI_MPI_CALL(int, MPI_Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+SI_MPI_CALL(int, MPI_Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+SI_MPI_CALL(int, MPI_Attr_delete, (MPI_Comm comm, int keyval));
 
 /* ---- point-to-point ---------------------------------------------------- */
 SI_MPI_CALL(int, MPI_Send,

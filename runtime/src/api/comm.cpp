@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "api/attributes.hpp"
 #include "api/errors.hpp"
 #include "api/group.hpp"
 #include "api/runtime.hpp"
@@ -116,8 +117,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     if (int rc = call.communicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, newcomm)) return rc;
-    // A duplicate keeps the topology.
+    // A duplicate keeps the topology, and the attributes whose keys say so.
     Runtime::get()->communicators.find(*newcomm)->topology = c->topology;
+    if (int rc = copy_attributes(call, AttributeHost::communicator, comm, *newcomm)) {
+        Call quiet("MPI_Comm_dup");
+        (void)delete_attributes(quiet, AttributeHost::communicator, *newcomm);
+        Runtime::get()->communicators.remove(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -201,6 +209,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     if (int rc = call.communicator(*comm, c)) return rc;
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return call.fail(MPI_ERR_COMM, "comm is {}, which cannot be freed", c->name);
+    if (int rc = delete_attributes(call, AttributeHost::communicator, *comm)) return rc;
     Runtime::get()->communicators.remove(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -249,35 +258,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     if (int rc = call.not_null(resultlen, "resultlen")) return rc;
     std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
     *resultlen = static_cast<int>(c->name.size());
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-    Call call("MPI_Comm_get_attr");
-    if (int rc = call.initialized()) return rc;
-    Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
-    if (int rc = call.not_null(attribute_val, "attribute_val")) return rc;
-    if (int rc = call.not_null(flag, "flag")) return rc;
-    static const int tag_ub = si::p2p::kMaxTag;
-    static const int host = MPI_PROC_NULL;
-    static const int io = MPI_ANY_SOURCE;  // every rank can do I/O
-    static const int wtime_is_global = 0;
-    const int* value = nullptr;
-    switch (keyval) {
-        case MPI_TAG_UB: value = &tag_ub; break;
-        case MPI_HOST: value = &host; break;
-        case MPI_IO: value = &io; break;
-        case MPI_WTIME_IS_GLOBAL: value = &wtime_is_global; break;
-        default:
-            return call.fail(MPI_ERR_KEYVAL,
-                             "keyval {:#x} is not a predefined attribute (MPI_TAG_UB, MPI_HOST, "
-                             "MPI_IO, MPI_WTIME_IS_GLOBAL) and user attributes are not supported",
-                             keyval);
-    }
-    std::memcpy(attribute_val, &value, sizeof value);
-    *flag = 1;
     return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 // (the constructors are in type_constructors.cpp, packing in pack.cpp).
 #include <climits>
 
+#include "api/attributes.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/packing.hpp"
@@ -30,6 +31,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     if (int rc = call.any_datatype(*datatype, type)) return rc;
     if (type->predefined)
         return call.fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", type->name);
+    if (int rc = delete_attributes(call, AttributeHost::datatype, *datatype)) return rc;
     if (int error_class = si::datatype::free_type(*datatype))
         return call.fail(error_class, "cannot free {}", type->name);
     *datatype = MPI_DATATYPE_NULL;

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "api/attributes.hpp"
 #include "api/errors.hpp"
 #include "api/pt2pt.hpp"
 #include "api/runtime.hpp"
@@ -71,6 +72,9 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) {
 int PMPI_Finalize(void) {
     Call call("MPI_Finalize");
     if (int rc = call.initialized()) return rc;
+    // First of all, as the standard says: MPI_COMM_SELF's attributes are
+    // deleted, which is how libraries hook their clean-up into MPI_Finalize.
+    (void)delete_attributes(call, AttributeHost::communicator, MPI_COMM_SELF);
     // Buffered sends still in flight are delivered, as MPI_Buffer_detach would.
     flush_buffered_sends();
     std::lock_guard lock(g_init_mutex);

@@ -238,6 +238,7 @@ const char* kind_name(int handle) {
         case 8: return "an info object";
         case 9: return "a message";
         case 10: return "a persistent request";
+        case 11: return "an attribute key";
         default: return "not a handle of this MPI library";
     }
 }

@@ -19,6 +19,7 @@ enum class HandleKind : int {
     info = 8,
     message = 9,             // MPI_Message
     persistent_request = 10, // an MPI_Request made by MPI_*_init
+    keyval = 11,             // attribute keys
 };
 
 constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
@@ -37,6 +38,7 @@ static_assert(MPI_COMM_WORLD == make_handle(HandleKind::communicator, 1));
 static_assert(MPI_REQUEST_NULL == make_handle(HandleKind::request, 0));
 static_assert(MPI_MESSAGE_NULL == make_handle(HandleKind::message, 0));
 static_assert(MPI_MESSAGE_NO_PROC == make_handle(HandleKind::message, 1));
+static_assert(MPI_KEYVAL_INVALID == make_handle(HandleKind::keyval, 0));
 static_assert(MPI_ERRORS_RETURN == make_handle(HandleKind::errhandler, 2));
 
 }  // namespace si::api

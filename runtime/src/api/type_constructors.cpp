@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "api/attributes.hpp"
 #include "api/errors.hpp"
 #include "datatype/datatype.hpp"
 
@@ -281,7 +282,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
                          old->name);
     // A duplicate of a committed type is committed (MPI-3.1 section 4.1.10).
     if (old->committed) (void)si::datatype::commit(*newtype);
-    return MPI_SUCCESS;
+    return copy_attributes(call, AttributeHost::datatype, oldtype, *newtype);
 }
 
 }  // extern "C"
