@@ -131,7 +131,7 @@ static int scatterv(MPI_Comm comm, const char* name) {
         errs += MT_CHECK(recv[mine] == kGuard, "%s scatterv: wrote past the block", name);
 
         /* In place: the root's block stays in sendbuf, recvbuf is ignored. */
-        const int before = me == root ? send[displs[me]] : 0;
+        const int before = me == root && mine > 0 ? send[displs[me]] : 0;
         MPI_Scatterv(send, counts, displs, MPI_INT, me == root ? MPI_IN_PLACE : recv, mine, MPI_INT,
                      root, comm);
         if (me == root && mine > 0) errs += MT_EQ(send[displs[me]], before);
