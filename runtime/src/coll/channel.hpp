@@ -24,6 +24,7 @@ enum class Tag : int {
     allgather,
     alltoall,
     scan,
+    reduce_scatter,
     neighbor,  // the last: neighbourhood collectives add a label to it
 };
 static_assert(static_cast<int>(Tag::neighbor) + kMaxNeighborLabel < kFirstFreeTag);

@@ -75,6 +75,53 @@ int reduce_tree(const Context& ctx, const void* send, void* recv, std::size_t co
     return ch.result();
 }
 
+// Messages from which a commutative reduction spreads the work over every
+// rank (pairwise reduce-scatter, and allreduce as reduce-scatter then
+// allgather) instead of funnelling it through one rank. Below it, the tree's
+// log2(n) steps beat the n - 1 of pairwise exchange.
+constexpr std::size_t kSpreadBytes = 64 * 1024;
+
+// Pairwise exchange for a commutative operator: in step k every rank sends
+// rank (r + k)'s block of its input to that rank and receives its own block of
+// rank (r - k)'s input, which it combines into its partial result. Each rank
+// reduces only its own block, and each block crosses once per rank. The
+// caller's block of the result goes to `result` once every other block of the
+// input has been read, so `result` may lie in the input (MPI_IN_PLACE).
+int reduce_scatter_pairwise(const Context& ctx, const std::byte* input, void* result,
+                            std::span<const std::size_t> counts, const datatype::Type& type,
+                            const datatype::Op& op) {
+    Channel ch(ctx, Tag::reduce_scatter);
+    const int n = ch.size();
+    const int r = ch.rank();
+    std::vector<std::size_t> offset(counts.size() + 1, 0);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        offset[i + 1] = offset[i] + type.bytes(counts[i]);
+    const auto mine = static_cast<std::size_t>(r);
+    const std::size_t bytes = type.bytes(counts[mine]);
+    const std::size_t part = Scratch::round(bytes);
+    Scratch scratch(2 * part);
+    std::byte* acc = scratch.at(0);
+    std::byte* incoming = scratch.at(part);
+    copy_bytes(acc, input + offset[mine], bytes);
+    for (int k = 1; k < n; ++k) {
+        const auto to = static_cast<std::size_t>((r + k) % n);
+        const int from = (r - k + n) % n;
+        ch.exchange(input + offset[to], offset[to + 1] - offset[to], static_cast<int>(to), incoming,
+                    bytes, from);
+        datatype::apply(op, type, incoming, acc, counts[mine]);
+    }
+    copy_bytes(result, acc, bytes);
+    return ch.result();
+}
+
+// count items in n nearly equal blocks, the first count % n one item larger.
+std::vector<std::size_t> even_blocks(std::size_t count, int n) {
+    const auto ranks = static_cast<std::size_t>(n);
+    std::vector<std::size_t> counts(ranks, count / ranks);
+    for (std::size_t i = 0; i < count % ranks; ++i) ++counts[i];
+    return counts;
+}
+
 }  // namespace
 
 int reduce(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
@@ -86,29 +133,52 @@ int reduce(const Context& ctx, const void* send, void* recv, int count, const da
     return reduce_tree(ctx, send, recv, static_cast<std::size_t>(count), t, o, root);
 }
 
-// Reduce to rank 0, then broadcast: one rank computes the result and every
-// rank receives its bytes, so floating-point results are bit-identical
-// everywhere even though the order of combination is not the sequential one.
+// Every element is computed by one rank and copied to the others, so
+// floating-point results are bit-identical everywhere even though the order
+// of combination is not the sequential one. Small messages and
+// non-commutative operators: reduce to rank 0, then broadcast. Large ones
+// with a commutative operator: pairwise reduce-scatter of n blocks, then a
+// ring allgather, so that every rank reduces and sends only its share.
 int allreduce(const Context& ctx, const void* send, void* recv, int count,
               const datatype::Type& type, const datatype::Op& op) {
     const datatype::Type t = type;
     const datatype::Op o = op;
     const auto items = static_cast<std::size_t>(count);
+    const int n = ctx.comm.size();
+    if (o.commutative && n > 1 && t.bytes(items) >= kSpreadBytes &&
+        items >= static_cast<std::size_t>(n)) {
+        const std::vector<std::size_t> counts = even_blocks(items, n);
+        auto* out = static_cast<std::byte*>(recv);
+        const auto* input = static_cast<const std::byte*>(send == MPI_IN_PLACE ? recv : send);
+        std::vector<Block> blocks;
+        std::size_t offset = 0;
+        for (const std::size_t c : counts) {
+            blocks.push_back(Block{out + offset, t.bytes(c)});
+            offset += t.bytes(c);
+        }
+        const int reduced = reduce_scatter_pairwise(
+            ctx, input, blocks[static_cast<std::size_t>(ctx.comm.rank)].data, counts, t, o);
+        const int gathered = allgather(after(ctx, reduced), MPI_IN_PLACE, 0, blocks);
+        return reduced != MPI_SUCCESS ? reduced : gathered;
+    }
     const int reduced = reduce_tree(ctx, send, recv, items, t, o, 0);
     const int broadcast = bcast(after(ctx, reduced), recv, t.bytes(items), 0);
     return reduced != MPI_SUCCESS ? reduced : broadcast;
 }
 
-// Reduce the whole vector to rank 0, then scatter its blocks. A commutative
-// operator would allow recursive halving (each rank reduces only its part,
-// log2 n messages of shrinking size); this is simpler and, since one rank
-// computes every element, gives the same bits wherever a block lands.
+// Large messages with a commutative operator: pairwise exchange, each rank
+// reducing its own block. Otherwise: reduce the whole vector to rank 0 (in
+// rank order for a non-commutative operator), then scatter its blocks.
 int reduce_scatter(const Context& ctx, const void* send, void* recv, std::span<const int> counts,
                    const datatype::Type& type, const datatype::Op& op) {
     const datatype::Type t = type;
     const datatype::Op o = op;
     const int r = ctx.comm.rank;
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    if (o.commutative && ctx.comm.size() > 1 && t.bytes(total) >= kSpreadBytes) {
+        const std::vector<std::size_t> items(counts.begin(), counts.end());
+        return reduce_scatter_pairwise(ctx, static_cast<const std::byte*>(send), recv, items, t, o);
+    }
     Scratch result(r == 0 ? t.bytes(total) : 0);
     const int reduced = reduce_tree(ctx, send, result.at(0), total, t, o, 0);
     std::vector<Block> blocks;
