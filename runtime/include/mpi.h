@@ -190,6 +190,7 @@ int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 #define MPI_UNIVERSE_SIZE 0x64400009
 #define MPI_APPNUM 0x6440000b
+#define MPI_LASTUSEDCODE 0x6440000d
 
 /* Thread levels. */
 #define MPI_THREAD_SINGLE 0
@@ -265,6 +266,10 @@ SI_MPI_CALL(int, MPI_Pcontrol, (const int level, ...));
 /* ---- errors ------------------------------------------------------------ */
 SI_MPI_CALL(int, MPI_Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
 SI_MPI_CALL(int, MPI_Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+SI_MPI_CALL(int, MPI_Add_error_class, (int *errorclass));
+SI_MPI_CALL(int, MPI_Add_error_code, (int errorclass, int *errorcode));
+SI_MPI_CALL(int, MPI_Add_error_string, (int errorcode, const char *string));
 SI_MPI_CALL(int, MPI_Comm_create_errhandler,
             (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler));
 SI_MPI_CALL(int, MPI_Errhandler_free, (MPI_Errhandler *errhandler));
@@ -331,6 +336,8 @@ SI_MPI_CALL(int, MPI_Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attri
 SI_MPI_CALL(int, MPI_Comm_get_attr,
             (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 SI_MPI_CALL(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+SI_MPI_CALL(int, MPI_Type_set_name, (MPI_Datatype datatype, const char *type_name));
+SI_MPI_CALL(int, MPI_Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
 SI_MPI_CALL(int, MPI_Type_create_keyval,
             (MPI_Type_copy_attr_function *type_copy_attr_fn,
              MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,

@@ -126,6 +126,7 @@ const int* predefined_value(int keyval) {
     static const int wtime_is_global = 0;
     static const int appnum = 0;
     static int universe_size = 0;  // the world's size: sirun starts no more ranks later
+    static int last_used_code = 0;
     switch (keyval) {
         case MPI_TAG_UB:
             return &tag_ub;
@@ -140,6 +141,9 @@ const int* predefined_value(int keyval) {
         case MPI_UNIVERSE_SIZE:
             universe_size = Runtime::get()->locality.world_size;
             return &universe_size;
+        case MPI_LASTUSEDCODE:
+            last_used_code = last_used_error_code();
+            return &last_used_code;
         default:
             return nullptr;
     }

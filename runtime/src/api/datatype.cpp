@@ -1,6 +1,10 @@
 // Datatype queries, commit and free, and the reduction-operator entry points
 // (the constructors are in type_constructors.cpp, packing in pack.cpp).
 #include <climits>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "api/attributes.hpp"
 #include "api/errors.hpp"
@@ -9,6 +13,15 @@
 #include "datatype/op.hpp"
 
 using namespace si::api;
+
+namespace {
+
+// Names programs gave derived types (MPI_Type_set_name), by handle; a
+// predefined type's name is its own and cannot change.
+std::mutex g_names_mutex;
+std::unordered_map<MPI_Datatype, std::string> g_names;
+
+}  // namespace
 
 extern "C" {
 
@@ -32,6 +45,10 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     if (type->predefined)
         return call.fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", type->name);
     if (int rc = delete_attributes(call, AttributeHost::datatype, *datatype)) return rc;
+    {
+        std::lock_guard lock(g_names_mutex);
+        g_names.erase(*datatype);
+    }
     if (int error_class = si::datatype::free_type(*datatype))
         return call.fail(error_class, "cannot free {}", type->name);
     *datatype = MPI_DATATYPE_NULL;
@@ -151,6 +168,41 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
     Incoming inout(inoutbuf, items, *type, true);
     si::datatype::apply(*reduction, *type, in.data(), inout.data(), items);
     inout.unpack(inout.capacity());
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+    Call call("MPI_Type_set_name");
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    if (int rc = call.not_null(type_name, "type_name")) return rc;
+    if (type->predefined)
+        return call.fail(MPI_ERR_TYPE, "{} is predefined; its name cannot change", type->name);
+    std::lock_guard lock(g_names_mutex);
+    g_names[datatype].assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+// A derived type nobody named has the empty name, as the standard says
+// (error messages describe it by its construction instead).
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+    Call call("MPI_Type_get_name");
+    const si::datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    if (int rc = call.not_null(type_name, "type_name")) return rc;
+    if (int rc = call.not_null(resultlen, "resultlen")) return rc;
+    std::string name;
+    if (type->predefined) {
+        name = type->name;
+    } else {
+        std::lock_guard lock(g_names_mutex);
+        const auto it = g_names.find(datatype);
+        if (it != g_names.end()) name = it->second;
+    }
+    std::memcpy(type_name, name.c_str(), name.size() + 1);
+    *resultlen = static_cast<int>(name.size());
     return MPI_SUCCESS;
 }
 

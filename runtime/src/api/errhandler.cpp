@@ -121,4 +121,54 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int* errorclass) {
+    Call call("MPI_Add_error_class");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(errorclass, "errorclass")) return rc;
+    *errorclass = add_error_class();
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+    Call call("MPI_Add_error_code");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(errorcode, "errorcode")) return rc;
+    // Codes belong to a class a program added: MPI's own classes have codes enough.
+    if (errorclass <= MPI_ERR_LASTCODE || error_class_of(errorclass) != errorclass)
+        return call.fail(MPI_ERR_ARG, "errorclass {} is not a class made by MPI_Add_error_class",
+                         errorclass);
+    *errorcode = add_error_code(errorclass);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char* string) {
+    Call call("MPI_Add_error_string");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(string, "string")) return rc;
+    const std::size_t length = std::strlen(string);
+    if (length >= MPI_MAX_ERROR_STRING)
+        return call.fail(MPI_ERR_ARG, "string has {} characters; at most {} fit", length,
+                         MPI_MAX_ERROR_STRING - 1);
+    if (!set_error_string(errorcode, string))
+        return call.fail(MPI_ERR_ARG,
+                         "errorcode {} was not made by MPI_Add_error_class or MPI_Add_error_code "
+                         "(MPI's own texts cannot be changed)",
+                         errorcode);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+    Call call("MPI_Comm_call_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    // A fatal handler ends the job here; any other returns, and so does this call.
+    (void)invoke_errhandler(comm, errorcode);
+    return MPI_SUCCESS;
+}
+
 }  // extern "C"

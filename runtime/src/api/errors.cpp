@@ -2,6 +2,7 @@
 
 #include <array>
 #include <mutex>
+#include <vector>
 
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
@@ -64,9 +65,64 @@ std::string describe_comm(const Communicator& comm) {
     return fmt::format("communicator {:#x}", comm.handle);
 }
 
+// Classes and codes a program adds (MPI_Add_error_class/code) lie above
+// MPI_ERR_LASTCODE, as the standard has them: classes from kFirstUserClass,
+// codes from kFirstUserCode, each with the text MPI_Add_error_string gave it.
+constexpr int kFirstUserClass = MPI_ERR_LASTCODE + 1;
+constexpr int kFirstUserCode = kFirstUserClass + (1 << 20);
+std::vector<std::string> g_user_classes;  // index: class - kFirstUserClass
+struct UserCode {
+    int error_class;
+    std::string text;
+};
+std::vector<UserCode> g_user_codes;  // index: code - kFirstUserCode
+
+// The text slot of a user class or code, or nullptr. Needs g_messages_mutex.
+std::string* user_text(int code) {
+    if (code >= kFirstUserCode) {
+        const auto i = static_cast<std::size_t>(code - kFirstUserCode);
+        return i < g_user_codes.size() ? &g_user_codes[i].text : nullptr;
+    }
+    if (code >= kFirstUserClass) {
+        const auto i = static_cast<std::size_t>(code - kFirstUserClass);
+        return i < g_user_classes.size() ? &g_user_classes[i] : nullptr;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
+int add_error_class() {
+    std::lock_guard lock(g_messages_mutex);
+    g_user_classes.emplace_back();
+    return kFirstUserClass + static_cast<int>(g_user_classes.size()) - 1;
+}
+
+int add_error_code(int error_class) {
+    std::lock_guard lock(g_messages_mutex);
+    g_user_codes.push_back(UserCode{error_class, {}});
+    return kFirstUserCode + static_cast<int>(g_user_codes.size()) - 1;
+}
+
+bool set_error_string(int code, std::string text) {
+    std::lock_guard lock(g_messages_mutex);
+    std::string* slot = user_text(code);
+    if (slot == nullptr) return false;
+    *slot = std::move(text);
+    return true;
+}
+
+int last_used_error_code() {
+    std::lock_guard lock(g_messages_mutex);
+    int last = MPI_ERR_LASTCODE;
+    if (!g_user_classes.empty()) last = kFirstUserClass + static_cast<int>(g_user_classes.size()) - 1;
+    if (!g_user_codes.empty()) last = kFirstUserCode + static_cast<int>(g_user_codes.size()) - 1;
+    return last;
+}
+
 int make_error_code(int error_class, std::string message) {
+    // A user class has no room for a message slot: it is its own code.
+    if (error_class >= kClassSpan) return error_class;
     std::lock_guard lock(g_messages_mutex);
     const int slot = g_next_slot;
     g_next_slot = (g_next_slot + 1) % kMessageSlots;
@@ -77,6 +133,14 @@ int make_error_code(int error_class, std::string message) {
 
 int error_class_of(int code) {
     if (code < 0) return -1;
+    if (code >= kFirstUserClass) {
+        std::lock_guard lock(g_messages_mutex);
+        if (code >= kFirstUserCode) {
+            const auto i = static_cast<std::size_t>(code - kFirstUserCode);
+            return i < g_user_codes.size() ? g_user_codes[i].error_class : -1;
+        }
+        return user_text(code) != nullptr ? code : -1;
+    }
     const int error_class = code % kClassSpan;
     if (class_text(error_class) == nullptr) return -1;
     if (code >= kClassSpan * (kMessageSlots + 1)) return -1;
@@ -86,6 +150,10 @@ int error_class_of(int code) {
 std::string error_string(int code) {
     const int error_class = error_class_of(code);
     if (error_class < 0) return fmt::format("unknown error code {}", code);
+    if (code >= kFirstUserClass) {
+        std::lock_guard lock(g_messages_mutex);
+        return *user_text(code);
+    }
     if (code >= kClassSpan) {
         std::lock_guard lock(g_messages_mutex);
         const StoredMessage& stored = g_messages[code / kClassSpan - 1];

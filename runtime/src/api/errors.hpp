@@ -29,6 +29,14 @@ int error_class_of(int code);
 // The message of a code (or the generic text of its class).
 std::string error_string(int code);
 
+// MPI_Add_error_class / MPI_Add_error_code: a new class, or a new code of a
+// class; MPI_Add_error_string: false if `code` is not one a program added.
+int add_error_class();
+int add_error_code(int error_class);
+bool set_error_string(int code, std::string text);
+// The MPI_LASTUSEDCODE attribute.
+int last_used_error_code();
+
 // Applies a communicator's error handler to an error code: fatal handlers
 // print the message and end the job; MPI_ERRORS_RETURN returns the code.
 int invoke_errhandler(MPI_Comm comm, int code);
