@@ -148,6 +148,19 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
+/* MPI_Type_get_envelope's combiners (MPICH's values). */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
 /* MPI_Type_create_subarray's array orders (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
@@ -336,6 +349,13 @@ SI_MPI_CALL(int, MPI_Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attri
 SI_MPI_CALL(int, MPI_Comm_get_attr,
             (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 SI_MPI_CALL(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+SI_MPI_CALL(int, MPI_Type_get_envelope,
+            (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+             int *combiner));
+SI_MPI_CALL(int, MPI_Type_get_contents,
+            (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+             int array_of_integers[], MPI_Aint array_of_addresses[],
+             MPI_Datatype array_of_datatypes[]));
 SI_MPI_CALL(int, MPI_Type_set_name, (MPI_Datatype datatype, const char *type_name));
 SI_MPI_CALL(int, MPI_Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
 SI_MPI_CALL(int, MPI_Type_create_keyval,

@@ -44,6 +44,16 @@ int build(Call& call, const std::vector<Piece>& pieces, bool is_struct, const st
                                                      "many derived datatypes exist");
 }
 
+// Records how newtype was made, for MPI_Type_get_envelope/get_contents.
+// The old types are valid: the constructor has just used them.
+void record(MPI_Datatype newtype, int combiner, std::vector<int> integers,
+            std::vector<std::ptrdiff_t> addresses, std::vector<MPI_Datatype> handles) {
+    datatype::Envelope envelope{combiner, std::move(integers), std::move(addresses), {}, {}};
+    for (const MPI_Datatype h : handles) envelope.types.push_back(*datatype::lookup(h));
+    envelope.handles = std::move(handles);
+    (void)datatype::set_envelope(newtype, std::move(envelope));
+}
+
 // count blocks of blocklength items, block i starting at i * stride_bytes.
 std::vector<Piece> strided(int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype old) {
     std::vector<Piece> pieces(static_cast<std::size_t>(count));
@@ -72,11 +82,18 @@ int vector_like(const char* function, int count, int blocklength, MPI_Aint strid
     if (int rc = call.count(blocklength, "blocklength")) return rc;
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
     const MPI_Aint stride_bytes = stride_in_bytes ? stride : stride * MPI_Aint(old->extent);
-    return build(
-        call, strided(count, blocklength, stride_bytes, oldtype), false,
-        fmt::format("{}({} x {} x {}, stride {}{})", stride_in_bytes ? "hvector" : "vector", count,
-                    blocklength, old->name, stride, stride_in_bytes ? " B" : ""),
-        newtype);
+    if (int rc = build(
+            call, strided(count, blocklength, stride_bytes, oldtype), false,
+            fmt::format("{}({} x {} x {}, stride {}{})", stride_in_bytes ? "hvector" : "vector",
+                        count, blocklength, old->name, stride, stride_in_bytes ? " B" : ""),
+            newtype))
+        return rc;
+    if (stride_in_bytes)
+        record(*newtype, MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype});
+    else
+        record(*newtype, MPI_COMBINER_VECTOR, {count, blocklength, static_cast<int>(stride)}, {},
+               {oldtype});
+    return MPI_SUCCESS;
 }
 
 template <typename Displacement>
@@ -95,11 +112,32 @@ int indexed_like(const char* function, int count, const int* blocklengths, int s
         if (int rc = call.not_null(displacements, "array_of_displacements")) return rc;
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
     const MPI_Aint scale = in_bytes ? 1 : MPI_Aint(old->extent);
-    return build(
-        call, listed(count, blocklengths, same_length, displacements, scale, oldtype), false,
-        fmt::format("{}{}({} blocks of {})", in_bytes ? "h" : "",
-                    blocklengths != nullptr ? "indexed" : "indexed_block", count, old->name),
-        newtype);
+    if (int rc = build(
+            call, listed(count, blocklengths, same_length, displacements, scale, oldtype), false,
+            fmt::format("{}{}({} blocks of {})", in_bytes ? "h" : "",
+                        blocklengths != nullptr ? "indexed" : "indexed_block", count, old->name),
+            newtype))
+        return rc;
+    // The standard's order: count, the block length(s), then the
+    // displacements, among the integers or the addresses.
+    std::vector<int> integers{count};
+    if (blocklengths != nullptr)
+        integers.insert(integers.end(), blocklengths, blocklengths + count);
+    else
+        integers.push_back(same_length);
+    std::vector<std::ptrdiff_t> addresses;
+    for (int i = 0; i < count; ++i) {
+        if (in_bytes)
+            addresses.push_back(static_cast<std::ptrdiff_t>(displacements[i]));
+        else
+            integers.push_back(static_cast<int>(displacements[i]));
+    }
+    const int combiner =
+        blocklengths != nullptr
+            ? (in_bytes ? MPI_COMBINER_HINDEXED : MPI_COMBINER_INDEXED)
+            : (in_bytes ? MPI_COMBINER_HINDEXED_BLOCK : MPI_COMBINER_INDEXED_BLOCK);
+    record(*newtype, combiner, std::move(integers), std::move(addresses), {oldtype});
+    return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -117,8 +155,11 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
     if (int rc = call.count(count)) return rc;
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
     const Piece piece{oldtype, 0, static_cast<std::size_t>(count)};
-    return build(call, {piece}, false, fmt::format("contiguous({} x {})", count, old->name),
-                 newtype);
+    if (int rc = build(call, {piece}, false, fmt::format("contiguous({} x {})", count, old->name),
+                       newtype))
+        return rc;
+    record(*newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype});
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_vector = PMPI_Type_vector
@@ -189,7 +230,13 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
         members +=
             fmt::format("{}{} x {}", i == 0 ? "" : ", ", array_of_blocklengths[i], member->name);
     }
-    return build(call, pieces, true, fmt::format("struct({})", members), newtype);
+    if (int rc = build(call, pieces, true, fmt::format("struct({})", members), newtype)) return rc;
+    std::vector<int> integers{count};
+    integers.insert(integers.end(), array_of_blocklengths, array_of_blocklengths + count);
+    record(*newtype, MPI_COMBINER_STRUCT, std::move(integers),
+           std::vector<std::ptrdiff_t>(array_of_displacements, array_of_displacements + count),
+           std::vector<MPI_Datatype>(array_of_types, array_of_types + count));
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
@@ -253,6 +300,11 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     (void)si::datatype::free_type(inner);
     if (error_class != MPI_SUCCESS)
         return call.fail(error_class, "cannot build {}: too many derived datatypes exist", name);
+    std::vector<int> integers{ndims};
+    for (const int* array : {array_of_sizes, array_of_subsizes, array_of_starts})
+        integers.insert(integers.end(), array, array + ndims);
+    integers.push_back(order);
+    record(*newtype, MPI_COMBINER_SUBARRAY, std::move(integers), {}, {oldtype});
     return MPI_SUCCESS;
 }
 
@@ -269,6 +321,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
             si::datatype::create_resized(oldtype, lb, static_cast<std::size_t>(extent), *newtype))
         return call.fail(error_class, "cannot resize {}: too many derived datatypes exist",
                          old->name);
+    record(*newtype, MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype});
     return MPI_SUCCESS;
 }
 
@@ -282,6 +335,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
                          old->name);
     // A duplicate of a committed type is committed (MPI-3.1 section 4.1.10).
     if (old->committed) (void)si::datatype::commit(*newtype);
+    record(*newtype, MPI_COMBINER_DUP, {}, {}, {oldtype});
     return copy_attributes(call, AttributeHost::datatype, oldtype, *newtype);
 }
 

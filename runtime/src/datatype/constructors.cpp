@@ -170,4 +170,18 @@ int create_dup(MPI_Datatype old, MPI_Datatype& out) {
     return store(std::move(type), name, out);
 }
 
+int store_copy(const Type& type, MPI_Datatype& out) {
+    // The copy's name pointed into the original's table slot: give it its own.
+    if (int rc = store(type, "a constructor argument returned by MPI_Type_get_contents", out))
+        return rc;
+    return type.committed ? commit(out) : MPI_SUCCESS;
+}
+
+int set_envelope(MPI_Datatype handle, Envelope envelope) {
+    auto shared = std::make_shared<const Envelope>(std::move(envelope));
+    return derived_types().update(handle, [&](Type& type) { type.envelope = std::move(shared); })
+               ? MPI_SUCCESS
+               : MPI_ERR_TYPE;
+}
+
 }  // namespace si::datatype

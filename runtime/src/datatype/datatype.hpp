@@ -64,6 +64,8 @@ inline std::byte* at(const void* buffer, std::ptrdiff_t offset) {
                                         static_cast<std::uintptr_t>(offset));
 }
 
+struct Envelope;
+
 struct Type {
     MPI_Datatype handle = MPI_DATATYPE_NULL;
     // The predefined type of every unit, or MPI_DATATYPE_NULL when they differ.
@@ -86,6 +88,8 @@ struct Type {
     const char* name = "";
     // Derived types only; a predefined type is one unit at offset 0.
     std::shared_ptr<const TypeMap> map;
+    // Derived types only: how the program built it (MPI_Type_get_envelope).
+    std::shared_ptr<const Envelope> envelope;
 
     // Bytes a message of `count` items occupies packed and on the wire.
     std::size_t bytes(std::size_t count) const { return count * packed; }
@@ -94,6 +98,17 @@ struct Type {
     std::byte* data(void* buffer) const { return at(buffer, true_lb); }
     // The type map; a predefined type's is built on the fly.
     std::span<const Block> blocks(Block& storage) const;
+};
+
+// A derived type's constructor and its arguments, as MPI_Type_get_contents
+// returns them, with a copy of each old type: the program may free those
+// before it asks.
+struct Envelope {
+    int combiner = MPI_COMBINER_NAMED;
+    std::vector<int> integers;
+    std::vector<std::ptrdiff_t> addresses;
+    std::vector<MPI_Datatype> handles;  // the old types as passed
+    std::vector<Type> types;            // their state when the type was built
 };
 
 // The C layout of the pair types (MPI_FLOAT_INT is ValueIndex<float>, ...).
@@ -140,6 +155,10 @@ inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
 [[nodiscard]] int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::size_t extent,
                                  MPI_Datatype& out);
 [[nodiscard]] int create_dup(MPI_Datatype old, MPI_Datatype& out);
+// A new handle for a copy of `type` (MPI_Type_get_contents' old types).
+[[nodiscard]] int store_copy(const Type& type, MPI_Datatype& out);
+// Records how a derived type was built; MPI_ERR_TYPE for an invalid handle.
+[[nodiscard]] int set_envelope(MPI_Datatype handle, Envelope envelope);
 
 // Packing (pack.cpp). pack copies `count` items at `buffer` into `out`
 // (type.bytes(count) bytes); unpack copies `bytes` packed bytes (a prefix of
