@@ -91,7 +91,7 @@ int start_buffered_send(const char* function, const void* buf, int count, MPI_Da
                                  : std::string("no buffer is attached (MPI_Buffer_attach)"));
         std::byte* copy = pool.base + offset;
         datatype::pack(*type, buf, static_cast<std::size_t>(count), copy);
-        p2p::Request* send = engine.isend(copy, bytes, dest, tag, c->ref(), c->p2p_context(),
+        p2p::Request* send = engine.isend(copy, bytes, dest, tag, c->ref(), c->send_context(),
                                           p2p::SendMode::standard);
         send->owner = comm;
         const auto at = std::find_if(pool.in_flight.begin(), pool.in_flight.end(),
@@ -99,7 +99,7 @@ int start_buffered_send(const char* function, const void* buf, int count, MPI_Da
         pool.in_flight.insert(at, InFlight{send, offset, need});
     }
     // The user's request is complete: the message is in the library's hands.
-    out = engine.isend(nullptr, 0, p2p::kProcNull, tag, c->ref(), c->p2p_context(),
+    out = engine.isend(nullptr, 0, p2p::kProcNull, tag, c->ref(), c->send_context(),
                        p2p::SendMode::standard);
     out->owner = comm;
     return MPI_SUCCESS;

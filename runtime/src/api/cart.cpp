@@ -86,7 +86,7 @@ namespace {
 
 int start(Call& call, MPI_Comm comm, Communicator*& c) {
     if (int rc = call.initialized()) return rc;
-    return call.communicator(comm, c);
+    return call.intracommunicator(comm, c);
 }
 
 int start_cart(Call& call, MPI_Comm comm, Communicator*& c, const Topology*& t) {
@@ -104,18 +104,66 @@ int check_rank(Call& call, const Communicator& c, int rank) {
     return call.fail(MPI_ERR_RANK, "rank {} is outside the topology's {} ranks", rank, c.size());
 }
 
-// Factors of n, largest first.
-std::vector<int> prime_factors(int n) {
-    std::vector<int> factors;
-    for (int p = 2; static_cast<long>(p) * p <= n; ++p)
-        while (n % p == 0) {
-            factors.push_back(p);
-            n /= p;
+// The most balanced way to write n as a product of `count` factors, largest
+// first: the smallest difference between the largest and the smallest factor,
+// and among those the one with the larger smallest factor, compared from the
+// smallest up (the choices MPICH makes, which its test suite checks). A
+// depth-first search over divisors in non-increasing order.
+class BalancedFactors {
+  public:
+    BalancedFactors(int n, int count) : current_(static_cast<std::size_t>(count)) {
+        search(n, 0, n);
+    }
+    const std::vector<int>& best() const { return best_; }
+
+  private:
+    void search(int rest, std::size_t depth, int ceiling) {
+        const std::size_t left = current_.size() - depth;
+        if (left == 1) {
+            if (rest > ceiling) return;
+            current_[depth] = rest;
+            const int spread = current_.front() - rest;
+            if (best_.empty() || spread < best_spread_ ||
+                (spread == best_spread_ &&
+                 std::lexicographical_compare(best_.rbegin(), best_.rend(), current_.rbegin(),
+                                              current_.rend()))) {
+                best_ = current_;
+                best_spread_ = spread;
+            }
+            return;
         }
-    if (n > 1) factors.push_back(n);
-    std::reverse(factors.begin(), factors.end());
-    return factors;
-}
+        // This factor is the largest of those left, so at least their
+        // geometric mean; smaller candidates come first.
+        int f = 1;
+        while (power(f, left) < rest) ++f;
+        for (; f <= std::min(ceiling, rest); ++f) {
+            if (rest % f != 0) continue;
+            const int first = depth == 0 ? f : current_.front();
+            // The last factor is at most f, and at most the r-th root of
+            // the r factors after this one: the spread is at least first
+            // minus either, and the second bound only grows with f.
+            if (!best_.empty() && first - f > best_spread_) continue;
+            if (!best_.empty() && first - root(rest / f, left - 1) > best_spread_) break;
+            current_[depth] = f;
+            search(rest / f, depth + 1, f);
+        }
+    }
+    // The largest x with x^r <= m.
+    static int root(int m, std::size_t r) {
+        int x = 1;
+        while (power(x + 1, r) <= m) ++x;
+        return x;
+    }
+    static long power(long base, std::size_t exponent) {
+        long result = 1;
+        for (std::size_t i = 0; i < exponent && result <= (1L << 40); ++i) result *= base;
+        return result;
+    }
+
+    std::vector<int> current_;
+    std::vector<int> best_;
+    int best_spread_ = 0;
+};
 
 }  // namespace
 
@@ -131,9 +179,8 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     return MPI_SUCCESS;
 }
 
-// Free dimensions get the prime factors of what the fixed ones leave, each to
-// the dimension with the smallest product so far, then are sorted in
-// non-increasing order: as balanced as factors allow, as the standard asks.
+// Free dimensions share what the fixed ones leave as evenly as factors allow
+// (BalancedFactors), in non-increasing order, as the standard asks.
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     Call call("MPI_Dims_create");
@@ -164,10 +211,8 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
                              fixed, nnodes);
         return MPI_SUCCESS;
     }
-    std::vector<int> sizes(free_dims.size(), 1);
-    for (const int p : prime_factors(rest)) *std::min_element(sizes.begin(), sizes.end()) *= p;
-    std::sort(sizes.begin(), sizes.end(), std::greater<>());
-    for (std::size_t i = 0; i < free_dims.size(); ++i) dims[free_dims[i]] = sizes[i];
+    const BalancedFactors factors(rest, static_cast<int>(free_dims.size()));
+    for (std::size_t i = 0; i < free_dims.size(); ++i) dims[free_dims[i]] = factors.best()[i];
     return MPI_SUCCESS;
 }
 

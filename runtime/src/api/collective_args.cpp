@@ -6,7 +6,7 @@ namespace si::api {
 
 int start_collective(Call& call, MPI_Comm comm, Communicator*& c) {
     if (int rc = call.initialized()) return rc;
-    return call.communicator(comm, c);
+    return call.intracommunicator(comm, c);
 }
 
 int refuse_in_place(Call& call, const void* buffer, const char* argument, const char* where) {

@@ -116,7 +116,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     Communicator* c = nullptr;
     if (int rc = call.communicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
-    if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, newcomm)) return rc;
+    if (c->inter()) {
+        if (int rc = dup_intercommunicator(call, *c, newcomm)) return rc;
+    } else if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, newcomm)) {
+        return rc;
+    }
     // A duplicate keeps the topology, and the attributes whose keys say so.
     Runtime::get()->communicators.find(*newcomm)->topology = c->topology;
     if (int rc = copy_attributes(call, AttributeHost::communicator, comm, *newcomm)) {
@@ -134,7 +138,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     Call call("MPI_Comm_split");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (color < 0 && color != MPI_UNDEFINED)
         return call.fail(MPI_ERR_ARG, "color is {}; it must be 0 or more, or MPI_UNDEFINED", color);
@@ -147,7 +151,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     Call call("MPI_Comm_split_type");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return call.fail(MPI_ERR_ARG,
@@ -166,7 +170,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     Call call("MPI_Comm_create");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     Members members;
     int my_rank = MPI_UNDEFINED;
@@ -179,7 +183,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
     Call call("MPI_Comm_create_group");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (int rc = call.send_tag(tag)) return rc;
     Members members;
@@ -224,15 +228,21 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     if (int rc = call.communicator(comm1, a)) return rc;
     if (int rc = call.communicator(comm2, b)) return rc;
     if (int rc = call.not_null(result, "result")) return rc;
+    // Intercommunicators compare both groups, intra- and intercommunicators never match.
+    const auto sorted = [](std::vector<int> v) {
+        std::sort(v.begin(), v.end());
+        return v;
+    };
     if (comm1 == comm2) {
         *result = MPI_IDENT;
-    } else if (a->world_of == b->world_of) {
+    } else if (a->inter() != b->inter()) {
+        *result = MPI_UNEQUAL;
+    } else if (a->world_of == b->world_of && a->remote_of == b->remote_of) {
         *result = MPI_CONGRUENT;
     } else {
-        std::vector<int> x = a->world_of, y = b->world_of;
-        std::sort(x.begin(), x.end());
-        std::sort(y.begin(), y.end());
-        *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+        const bool similar = sorted(a->world_of) == sorted(b->world_of) &&
+                             sorted(a->remote_of) == sorted(b->remote_of);
+        *result = similar ? MPI_SIMILAR : MPI_UNEQUAL;
     }
     return MPI_SUCCESS;
 }

@@ -12,7 +12,8 @@ namespace si::api {
 
 namespace {
 
-constexpr int kMaskWords = CommunicatorTable::kMaxCommunicators / 64;
+constexpr int kMaskWords = CommunicatorTable::kMaskWords;
+static_assert(kMaskWords * 64 == CommunicatorTable::kMaxCommunicators);
 // Pairs 0 and 1 belong to MPI_COMM_WORLD and MPI_COMM_SELF.
 constexpr std::uint16_t kWorldPair = 0;
 constexpr std::uint16_t kSelfPair = 1;
@@ -85,6 +86,19 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
                                      int tag_base) {
     const datatype::Type* type = datatype::lookup(MPI_UINT64_T);
     const datatype::Op* band = datatype::lookup_op(MPI_BAND);
+    coll::Context ctx = collective_context(parent);
+    ctx.tag_base = tag_base;
+    return allocate_pair(
+        parent.pair,
+        [&](const std::vector<std::uint64_t>& offer, std::vector<std::uint64_t>& agreed) {
+            return coll::allreduce(ctx, offer.data(), agreed.data(), kMaskWords + 1, *type,
+                                   *band);
+        },
+        pair);
+}
+
+int CommunicatorTable::allocate_pair(std::uint16_t priority, const Agreement& agree,
+                                     std::uint16_t& pair) {
     // The free-pair mask plus a status word: bit 0 clear when a member has no
     // free pair, bit 1 set by members that offered their mask. Every member
     // sees the same AND, so all fail together or all retry together.
@@ -97,7 +111,7 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
             const auto lowest_waiting =
                 std::min_element(waiting_parents_.begin(), waiting_parents_.end());
             offering = !mask_taken_ && (lowest_waiting == waiting_parents_.end() ||
-                                        *lowest_waiting >= parent.pair);
+                                        *lowest_waiting >= priority);
             if (offering) {
                 mask_taken_ = true;
                 std::copy(free_pairs_.begin(), free_pairs_.end(), offer.begin());
@@ -106,20 +120,17 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
             } else {
                 std::fill(offer.begin(), offer.end(), 0);
                 offer[kMaskWords] = 1;
-                waiting_parents_.push_back(parent.pair);
+                waiting_parents_.push_back(priority);
             }
         }
-        coll::Context ctx = collective_context(parent);
-        ctx.tag_base = tag_base;
-        const int rc =
-            coll::allreduce(ctx, offer.data(), agreed.data(), kMaskWords + 1, *type, *band);
+        const int rc = agree(offer, agreed);
 
         std::lock_guard lock(mutex_);
         if (offering) {
             mask_taken_ = false;
         } else {
             waiting_parents_.erase(
-                std::find(waiting_parents_.begin(), waiting_parents_.end(), parent.pair));
+                std::find(waiting_parents_.begin(), waiting_parents_.end(), priority));
         }
         if (rc != MPI_SUCCESS) return rc;
         if ((agreed[kMaskWords] & 1) == 0) return MPI_ERR_OTHER;  // a member has none left

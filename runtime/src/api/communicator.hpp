@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,23 +20,40 @@ struct Topology;  // topology.hpp
 
 struct Communicator {
     MPI_Comm handle = MPI_COMM_NULL;
-    std::vector<int> world_of;  // communicator rank -> world rank
+    std::vector<int> world_of;  // communicator rank -> world rank (the local group)
     int rank = 0;
-    std::uint16_t pair = 0;     // context pair: p2p context 2*pair, collectives 2*pair + 1
+    std::uint16_t pair = 0;  // context pair: p2p context 2*pair, collectives 2*pair + 1
+    // Intercommunicators only: the remote group, which point-to-point ranks
+    // name, and the context pair its members receive on (each group agreed
+    // on its own pair; messages go out on the other group's).
+    std::vector<int> remote_of;
+    std::uint16_t remote_pair = 0;
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
     std::shared_ptr<const Topology> topology;  // null unless made by a topology call
 
     int size() const { return static_cast<int>(world_of.size()); }
+    bool inter() const { return !remote_of.empty(); }
+    // The ranks point-to-point calls address: the remote group's, if any.
+    int peers() const { return inter() ? static_cast<int>(remote_of.size()) : size(); }
+    // Contexts this process receives on, and sends on.
     std::uint16_t p2p_context() const { return static_cast<std::uint16_t>(2 * pair); }
     std::uint16_t coll_context() const { return static_cast<std::uint16_t>(2 * pair + 1); }
-    p2p::CommRef ref() const { return p2p::CommRef{p2p_context(), rank, world_of}; }
+    std::uint16_t send_context() const {
+        return static_cast<std::uint16_t>(2 * (inter() ? remote_pair : pair));
+    }
+    std::uint16_t send_coll_context() const {
+        return static_cast<std::uint16_t>(send_context() + 1);
+    }
+    p2p::CommRef ref() const {
+        return p2p::CommRef{p2p_context(), rank, inter() ? remote_of : world_of};
+    }
 };
 
 // All communicators of the process. Every call looks one up, so lookups are a
 // single atomic load; creation and removal take a mutex.
 class CommunicatorTable {
-public:
+  public:
     // Installs MPI_COMM_WORLD and MPI_COMM_SELF.
     void reset(int world_rank, int world_size);
     void clear();
@@ -50,11 +68,20 @@ public:
     // Collective over parent, with tags above `tag_base` (coll::Context).
     // Returns an MPI error class.
     int allocate_pair(const Communicator& parent, std::uint16_t& pair, int tag_base = 0);
+
+    // The same over any set of processes: `agree` ANDs this process's offer
+    // (kMaskWords + 1 words) with every other participant's, so that all get
+    // the same result; `priority` orders allocations waiting on one process
+    // and must be the same for every participant.
+    using Agreement = std::function<int(const std::vector<std::uint64_t>& offer,
+                                        std::vector<std::uint64_t>& agreed)>;
+    int allocate_pair(std::uint16_t priority, const Agreement& agree, std::uint16_t& pair);
+    static constexpr int kMaskWords = (((p2p::kMaxContext + 1) / 2) + 63) / 64;
     void release_pair(std::uint16_t pair);
 
     static constexpr int kMaxCommunicators = (p2p::kMaxContext + 1) / 2;
 
-private:
+  private:
     std::mutex mutex_;
     // Handle index (context pair + 1) -> communicator; slot 0 is MPI_COMM_NULL.
     std::unique_ptr<std::atomic<Communicator*>[]> slots_ =
@@ -77,5 +104,8 @@ private:
 class Call;
 int create_communicator(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
                         bool member, MPI_Comm* newcomm, int tag_base = 0);
+
+// MPI_Comm_dup of an intercommunicator (intercomm.cpp).
+int dup_intercommunicator(Call& call, const Communicator& inter, MPI_Comm* newcomm);
 
 }  // namespace si::api

@@ -205,6 +205,15 @@ int Call::communicator(MPI_Comm handle, Communicator*& out) {
     return MPI_SUCCESS;
 }
 
+int Call::intracommunicator(MPI_Comm handle, Communicator*& out) {
+    if (int rc = communicator(handle, out)) return rc;
+    if (!out->inter()) return MPI_SUCCESS;
+    return fail(MPI_ERR_COMM,
+                "{} is an intercommunicator; this call needs an intracommunicator (collectives, "
+                "topologies and splits of intercommunicators are not implemented)",
+                describe_comm(*out));
+}
+
 int Call::any_datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument) {
     if (handle == MPI_DATATYPE_NULL)
         return fail(MPI_ERR_TYPE, "{} is MPI_DATATYPE_NULL", argument);
@@ -257,17 +266,19 @@ int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type
 }
 
 int Call::destination(const Communicator& comm, int rank, const char* argument) {
-    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.size())) return MPI_SUCCESS;
-    return fail(MPI_ERR_RANK, "invalid {} {}: {} has {} ranks (valid: 0..{} or MPI_PROC_NULL)",
-                argument, rank, describe_comm(comm), comm.size(), comm.size() - 1);
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peers())) return MPI_SUCCESS;
+    return fail(MPI_ERR_RANK, "invalid {} {}: {} has {} {}ranks (valid: 0..{} or MPI_PROC_NULL)",
+                argument, rank, describe_comm(comm), comm.peers(), comm.inter() ? "remote " : "",
+                comm.peers() - 1);
 }
 
 int Call::source(const Communicator& comm, int rank, const char* argument) {
-    if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.size()))
+    if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peers()))
         return MPI_SUCCESS;
     return fail(MPI_ERR_RANK,
-                "invalid {} {}: {} has {} ranks (valid: 0..{}, MPI_ANY_SOURCE or MPI_PROC_NULL)",
-                argument, rank, describe_comm(comm), comm.size(), comm.size() - 1);
+                "invalid {} {}: {} has {} {}ranks (valid: 0..{}, MPI_ANY_SOURCE or MPI_PROC_NULL)",
+                argument, rank, describe_comm(comm), comm.peers(), comm.inter() ? "remote " : "",
+                comm.peers() - 1);
 }
 
 int Call::root(const Communicator& comm, int rank) {

@@ -57,6 +57,8 @@ public:
 
     int initialized();
     int communicator(MPI_Comm handle, Communicator*& out);
+    // The same, refusing an intercommunicator.
+    int intracommunicator(MPI_Comm handle, Communicator*& out);
     // A committed datatype (messages), or any existing one (constructors, queries).
     int datatype(MPI_Datatype handle, const datatype::Type*& out, const char* argument = "datatype");
     int any_datatype(MPI_Datatype handle, const datatype::Type*& out,

@@ -10,7 +10,7 @@ namespace {
 
 int start(Call& call, MPI_Comm comm, Communicator*& c) {
     if (int rc = call.initialized()) return rc;
-    return call.communicator(comm, c);
+    return call.intracommunicator(comm, c);
 }
 
 int start_topology(Call& call, MPI_Comm comm, int kind, Communicator*& c, const Topology*& t) {

@@ -39,7 +39,7 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     Outgoing message(buf, count, *type);
     out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
-                                        c->p2p_context(), mode, message.keep_until_sent());
+                                        c->send_context(), mode, message.keep_until_sent());
     out->owner = comm;
     return MPI_SUCCESS;
 }
@@ -163,7 +163,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                      true, room.unpack_when_received());
     Outgoing message(sendbuf, sendcount, *stype);
     si::p2p::Request* send =
-        engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->p2p_context(),
+        engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->send_context(),
                      si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     engine.wait(send);
@@ -191,7 +191,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     si::p2p::Request* receive = engine.irecv(incoming.get(), bytes, source, recvtag, c->ref(),
                                              c->p2p_context(), true);
     si::p2p::Request* send =
-        engine.isend(message.data(), bytes, dest, sendtag, c->ref(), c->p2p_context(),
+        engine.isend(message.data(), bytes, dest, sendtag, c->ref(), c->send_context(),
                      si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     engine.wait(send);
