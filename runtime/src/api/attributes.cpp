@@ -1,5 +1,6 @@
 #include "api/attributes.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -39,7 +40,9 @@ datatype::HandleTable<Keyval>& keyvals() {
 struct Attribute {
     std::shared_ptr<const Keyval> key;
     void* value;
+    std::uint64_t set_order;  // when it was set, for deletion in reverse order
 };
+std::uint64_t g_next_order = 0;                  // under g_mutex
 using AttributeList = std::map<int, Attribute>;  // by keyval
 
 // Every object's attributes. Callbacks run without the lock held: they are
@@ -201,7 +204,8 @@ int set_attr(const char* function, AttributeHost host, int object, int keyval, v
     if (take_attribute(host, object, keyval, old))
         if (int rc = run_delete(call, old, object, keyval)) return rc;
     std::lock_guard lock(g_mutex);
-    g_attributes[object_key(host, object)][keyval] = Attribute{std::move(key), value};
+    g_attributes[object_key(host, object)][keyval] =
+        Attribute{std::move(key), value, g_next_order++};
     return MPI_SUCCESS;
 }
 
@@ -240,14 +244,20 @@ int copy_attributes(Call& call, AttributeHost host, int original, int copy) {
         if (code != MPI_SUCCESS) return callback_failed(call, code, "copy", keyval);
         if (!flag) continue;
         std::lock_guard lock(g_mutex);
-        g_attributes[object_key(host, copy)][keyval] = Attribute{a.key, value};
+        g_attributes[object_key(host, copy)][keyval] = Attribute{a.key, value, g_next_order++};
     }
     return MPI_SUCCESS;
 }
 
+// Newest first: the standard asks it for MPI_COMM_SELF at MPI_Finalize, and
+// it is as good an order as any elsewhere.
 int delete_attributes(Call& call, AttributeHost host, int object) {
+    std::vector<std::pair<std::uint64_t, int>> order;  // (set_order, keyval)
+    for (const auto& [keyval, a] : attributes_of(host, object))
+        order.emplace_back(a.set_order, keyval);
+    std::sort(order.rbegin(), order.rend());
     int first_error = MPI_SUCCESS;
-    for (const auto& [keyval, a] : attributes_of(host, object)) {
+    for (const auto& [set_order, keyval] : order) {
         Attribute taken;
         if (!take_attribute(host, object, keyval, taken)) continue;
         const int rc = run_delete(call, taken, object, keyval);

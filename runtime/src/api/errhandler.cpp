@@ -135,9 +135,10 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
     Call call("MPI_Add_error_code");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(errorcode, "errorcode")) return rc;
-    // Codes belong to a class a program added: MPI's own classes have codes enough.
-    if (errorclass <= MPI_ERR_LASTCODE || error_class_of(errorclass) != errorclass)
-        return call.fail(MPI_ERR_ARG, "errorclass {} is not a class made by MPI_Add_error_class",
+    if (errorclass <= MPI_SUCCESS || error_class_of(errorclass) != errorclass)
+        return call.fail(MPI_ERR_ARG,
+                         "errorclass {} is not an error class (MPI's or one made by "
+                         "MPI_Add_error_class)",
                          errorclass);
     *errorcode = add_error_code(errorclass);
     return MPI_SUCCESS;

@@ -31,6 +31,16 @@ static int dims_create(void) {
     MPI_Dims_create(7, 2, prime);
     errs +=
         MT_CHECK(prime[0] == 7 && prime[1] == 1, "dims_create(7, 2) = %d x %d", prime[0], prime[1]);
+    /* The most balanced choice, not the first that greedy factoring finds;
+     * ties go to the larger smallest dimension (as MPICH). */
+    int d450[2] = {0, 0};
+    MPI_Dims_create(450, 2, d450);
+    errs += MT_CHECK(d450[0] == 25 && d450[1] == 18, "dims_create(450, 2) = %d x %d", d450[0],
+                     d450[1]);
+    int d5040[3] = {0, 0, 0};
+    MPI_Dims_create(5040, 3, d5040);
+    errs += MT_CHECK(d5040[0] == 21 && d5040[1] == 16 && d5040[2] == 15,
+                     "dims_create(5040, 3) = %dx%dx%d", d5040[0], d5040[1], d5040[2]);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int bad[2] = {0, 5};
     errs += MT_CLASS(MPI_Dims_create(12, 2, bad), MPI_ERR_DIMS);
