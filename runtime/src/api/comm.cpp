@@ -138,10 +138,11 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     Call call("MPI_Comm_split");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.intracommunicator(comm, c)) return rc;
+    if (int rc = call.communicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     if (color < 0 && color != MPI_UNDEFINED)
         return call.fail(MPI_ERR_ARG, "color is {}; it must be 0 or more, or MPI_UNDEFINED", color);
+    if (c->inter()) return split_intercommunicator(call, *c, color, key, newcomm);
     return split(call, *c, color, key, newcomm);
 }
 

@@ -105,7 +105,9 @@ class Call;
 int create_communicator(Call& call, const Communicator& parent, std::vector<int> world_of, int rank,
                         bool member, MPI_Comm* newcomm, int tag_base = 0);
 
-// MPI_Comm_dup of an intercommunicator (intercomm.cpp).
+// MPI_Comm_dup and MPI_Comm_split of an intercommunicator (intercomm.cpp).
 int dup_intercommunicator(Call& call, const Communicator& inter, MPI_Comm* newcomm);
+int split_intercommunicator(Call& call, const Communicator& inter, int color, int key,
+                            MPI_Comm* newcomm);
 
 }  // namespace si::api

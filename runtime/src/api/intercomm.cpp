@@ -114,6 +114,71 @@ int dup_intercommunicator(Call& call, const Communicator& inter, MPI_Comm* newco
     return MPI_SUCCESS;
 }
 
+// Each group splits by color as an intracommunicator would; the subgroups of
+// one color on both sides form a new intercommunicator, or MPI_COMM_NULL if
+// either side has none. One context pair per group serves every color: the
+// subgroups of different colors share no process.
+int split_intercommunicator(Call& call, const Communicator& inter, int color, int key,
+                            MPI_Comm* newcomm) {
+    struct Entry {
+        int color, key;
+    };
+    const Entry mine{color, key};
+    std::vector<Entry> here(inter.world_of.size());
+    std::vector<Entry> there(inter.remote_of.size());
+    if (int rc = coll::allgather(local_context(inter), &mine, sizeof mine,
+                                 coll::regular_blocks(here.data(), inter.size(), sizeof mine)))
+        return call.fail(rc, "exchanging colors and keys within the local group failed");
+    // The groups' tables differ in size: both swap the larger size, padded.
+    std::vector<Entry> padded(std::max(here.size(), there.size()));
+    std::vector<Entry> received(padded.size());
+    std::copy(here.begin(), here.end(), padded.begin());
+    if (int rc =
+            swap_with_remote(inter, padded.data(), received.data(), padded.size() * sizeof(Entry)))
+        return call.fail(rc, "exchanging colors and keys with the remote group failed");
+    std::copy_n(received.begin(), there.size(), there.begin());
+    // Members of a color ordered by key, ties by rank.
+    const auto members = [color](const std::vector<Entry>& table, const std::vector<int>& ranks) {
+        std::vector<int> order;
+        for (std::size_t r = 0; r < table.size(); ++r)
+            if (table[r].color == color) order.push_back(static_cast<int>(r));
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return table[a].key < table[b].key; });
+        std::vector<int> world;
+        for (const int r : order) world.push_back(ranks[static_cast<std::size_t>(r)]);
+        return world;
+    };
+    std::vector<int> local = members(here, inter.world_of);
+    std::vector<int> remote = members(there, inter.remote_of);
+
+    CommunicatorTable& table = Runtime::get()->communicators;
+    std::uint16_t pair = 0;
+    const auto agree = [&](const Mask& offer, Mask& agreed) {
+        return agree_locally(inter, offer, agreed);
+    };
+    if (int rc = table.allocate_pair(inter.pair, agree, pair)) return no_context(call, rc);
+    std::uint16_t remote_pair = 0;
+    if (int rc = swap_with_remote(inter, &pair, &remote_pair, sizeof pair)) {
+        table.release_pair(pair);
+        return call.fail(rc, "exchanging context ids with the remote group failed");
+    }
+    if (color == MPI_UNDEFINED || remote.empty()) {
+        table.release_pair(pair);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    const int me = inter.world_of[static_cast<std::size_t>(inter.rank)];
+    auto made = std::make_unique<Communicator>();
+    made->rank = static_cast<int>(std::find(local.begin(), local.end(), me) - local.begin());
+    made->world_of = std::move(local);
+    made->remote_of = std::move(remote);
+    made->pair = pair;
+    made->remote_pair = remote_pair;
+    made->errhandler = inter.errhandler;
+    *newcomm = install(std::move(made));
+    return MPI_SUCCESS;
+}
+
 }  // namespace si::api
 
 using namespace si::api;

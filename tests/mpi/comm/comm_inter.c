@@ -4,7 +4,8 @@
  * point-to-point across (remote ranks, MPI_ANY_SOURCE and the status source
  * in the remote group's numbering, a reply); MPI_Comm_dup (its traffic kept
  * apart from the original's); MPI_Comm_compare; MPI_Intercomm_merge with
- * high deciding the order, and with equal high. Needs 2 ranks or more.
+ * high deciding the order, and with equal high; MPI_Comm_split of an
+ * intercommunicator. Needs 2 ranks or more.
  */
 #include <stdlib.h>
 
@@ -111,6 +112,47 @@ int main(int argc, char** argv) {
     errs += MT_CLASS(MPI_Barrier(inter), MPI_ERR_COMM); /* not implemented here */
 #endif
     MPI_Comm_free(&merged);
+
+    /* Split: color = world rank / 2 % 2 on both sides; keys reverse the
+     * order. A color present on only one side gives MPI_COMM_NULL. */
+    MPI_Comm part;
+    const int split_color = (g_rank / 2) % 2;
+    MPI_Comm_split(inter, split_color, -g_rank, &part);
+    int local_count = 0, remote_count = 0;
+    for (int w = 0; w < g_size; ++w)
+        if ((w / 2) % 2 == split_color) {
+            if (w % 2 == color)
+                ++local_count;
+            else
+                ++remote_count;
+        }
+    if (remote_count == 0) {
+        errs += MT_CHECK(part == MPI_COMM_NULL, "a one-sided color gave a communicator");
+    } else {
+        int psize, prsize, prank;
+        MPI_Comm_size(part, &psize);
+        MPI_Comm_remote_size(part, &prsize);
+        MPI_Comm_rank(part, &prank);
+        errs += MT_EQ(psize, local_count);
+        errs += MT_EQ(prsize, remote_count);
+        /* Ranks count down from the highest world rank of this side. */
+        int above = 0;
+        for (int w = g_rank + 1; w < g_size; ++w)
+            if ((w / 2) % 2 == split_color && w % 2 == color) ++above;
+        errs += MT_EQ(prank, above);
+        /* Rank i trades with remote rank i, the other side's i-th highest
+         * world rank of this color. */
+        if (prank < prsize) {
+            int expected = -1;
+            for (int w = g_size - 1, seen = 0; w >= 0; --w)
+                if ((w / 2) % 2 == split_color && w % 2 != color && seen++ == prank) expected = w;
+            int token = g_rank, got = -1;
+            MPI_Sendrecv(&token, 1, MPI_INT, prank, 3, &got, 1, MPI_INT, prank, 3, part,
+                         MPI_STATUS_IGNORE);
+            errs += MT_EQ(got, expected);
+        }
+        MPI_Comm_free(&part);
+    }
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&inter);
