@@ -171,11 +171,16 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     Call call("MPI_Comm_create");
     if (int rc = call.initialized()) return rc;
     Communicator* c = nullptr;
-    if (int rc = call.intracommunicator(comm, c)) return rc;
+    if (int rc = call.communicator(comm, c)) return rc;
     if (int rc = call.not_null(newcomm, "newcomm")) return rc;
     Members members;
     int my_rank = MPI_UNDEFINED;
     if (int rc = subgroup(call, *c, group, members, my_rank)) return rc;
+    // On an intercommunicator each side passes a part of its own group: a
+    // split with one color, ordered as the group.
+    if (c->inter())
+        return split_intercommunicator(call, *c, my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0,
+                                       my_rank, newcomm);
     return create_communicator(call, *c, *members, my_rank, my_rank != MPI_UNDEFINED, newcomm);
 }
 

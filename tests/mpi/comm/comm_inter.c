@@ -4,8 +4,8 @@
  * point-to-point across (remote ranks, MPI_ANY_SOURCE and the status source
  * in the remote group's numbering, a reply); MPI_Comm_dup (its traffic kept
  * apart from the original's); MPI_Comm_compare; MPI_Intercomm_merge with
- * high deciding the order, and with equal high; MPI_Comm_split of an
- * intercommunicator. Needs 2 ranks or more.
+ * high deciding the order, and with equal high; MPI_Comm_split and
+ * MPI_Comm_create of an intercommunicator. Needs 2 ranks or more.
  */
 #include <stdlib.h>
 
@@ -153,6 +153,30 @@ int main(int argc, char** argv) {
         }
         MPI_Comm_free(&part);
     }
+
+    /* Create: each side keeps its members of even local rank, in reverse. */
+    MPI_Comm_size(inter, &size);
+    MPI_Comm_rank(inter, &rank);
+    MPI_Group mine_group, kept;
+    MPI_Comm_group(inter, &mine_group);
+    int keep_range[1][3] = {{(size - 1) / 2 * 2, 0, -2}};
+    MPI_Group_range_incl(mine_group, 1, keep_range, &kept);
+    MPI_Comm made;
+    MPI_Comm_create(inter, kept, &made);
+    if (rank % 2 == 1) {
+        errs += MT_CHECK(made == MPI_COMM_NULL, "a rank left out got a communicator");
+    } else {
+        int msize, mrsize, mrank;
+        MPI_Comm_size(made, &msize);
+        MPI_Comm_remote_size(made, &mrsize);
+        MPI_Comm_rank(made, &mrank);
+        errs += MT_EQ(msize, (size + 1) / 2);
+        errs += MT_EQ(mrsize, (rsize + 1) / 2);
+        errs += MT_EQ(mrank, ((size - 1) / 2 * 2 - rank) / 2);
+        MPI_Comm_free(&made);
+    }
+    MPI_Group_free(&kept);
+    MPI_Group_free(&mine_group);
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&inter);
