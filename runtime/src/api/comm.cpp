@@ -5,6 +5,7 @@
 #include "api/attributes.hpp"
 #include "api/errors.hpp"
 #include "api/group.hpp"
+#include "api/info.hpp"
 #include "api/runtime.hpp"
 #include "coll/collectives.hpp"
 #include "p2p/tuple.hpp"
@@ -131,6 +132,36 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         return rc;
     }
     return MPI_SUCCESS;
+}
+
+// Hints are accepted and ignored: no communicator hint changes what this
+// runtime does, so MPI_Comm_get_info reports none (as MPICH does for hints
+// it does not know).
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+    Call call("MPI_Comm_dup_with_info");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = check_info(call, info)) return rc;
+    return PMPI_Comm_dup(comm, newcomm);
+}
+
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+    Call call("MPI_Comm_set_info");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    return check_info(call, info);
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+    Call call("MPI_Comm_get_info");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.communicator(comm, c)) return rc;
+    if (int rc = call.not_null(info_used, "info_used")) return rc;
+    return new_empty_info(call, info_used);
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split

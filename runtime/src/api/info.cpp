@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/info.hpp"
+
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "datatype/handle_table.hpp"
@@ -76,6 +78,15 @@ int make_info(Call& call, Pairs pairs, MPI_Info* out) {
 }
 
 }  // namespace
+
+int check_info(Call& call, MPI_Info info, const char* argument) {
+    Pairs ignored;
+    return read_info(call, info, ignored, argument);
+}
+
+int new_empty_info(Call& call, MPI_Info* out) {
+    return make_info(call, {}, out);
+}
 
 }  // namespace si::api
 

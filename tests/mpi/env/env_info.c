@@ -2,7 +2,8 @@
  * MPI_Info: create, set (new and replaced keys), get with short and exact
  * buffers, get_valuelen, get_nkeys and get_nthkey in insertion order, delete,
  * dup (independent of the original), free, MPI_INFO_ENV readable, and the
- * error classes for a missing key, an over-long key and MPI_INFO_NULL.
+ * error classes for a missing key, an over-long key and MPI_INFO_NULL;
+ * MPI_Comm_dup_with_info, MPI_Comm_set_info and MPI_Comm_get_info.
  */
 #include <string.h>
 
@@ -64,6 +65,21 @@ int main(int argc, char** argv) {
     errs += MT_CLASS(MPI_Info_get_nkeys(MPI_INFO_NULL, &nkeys), MPI_ERR_ARG); /* as MPICH */
     errs += MT_CLASS(MPI_Info_get_nthkey(info, 5, key), MPI_ERR_ARG);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    /* Communicator hints: accepted; none is used, so none is reported. */
+    MPI_Comm with_info;
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, copy, &with_info);
+    MPI_Comm_set_info(with_info, copy);
+    MPI_Info used;
+    MPI_Comm_get_info(with_info, &used);
+    MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL - 1, value, &flag);
+    errs += MT_EQ(flag, 0);
+    MPI_Info_free(&used);
+    int wsize, dsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_size(with_info, &dsize);
+    errs += MT_EQ(dsize, wsize);
+    MPI_Comm_free(&with_info);
 
     MPI_Info_free(&copy);
     MPI_Info_free(&info);
