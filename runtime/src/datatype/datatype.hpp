@@ -35,8 +35,8 @@ namespace si::datatype {
 // The groups of basic types that MPI's table of reduction operators is
 // written in terms of (MPI-3.1 section 5.9.2).
 enum class Family : std::uint8_t {
-    none,            // no predefined reduction applies (MPI_CHAR, MPI_WCHAR)
-    c_integer,       // signed/unsigned char, short, int, long, long long, [u]intN_t
+    none,            // no predefined reduction applies (MPI_WCHAR)
+    c_integer,       // [signed/unsigned] char, short, int, long, long long, [u]intN_t
     floating,        // float, double, long double
     logical,         // C _Bool
     complex,         // float/double/long double _Complex

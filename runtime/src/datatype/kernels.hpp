@@ -205,6 +205,7 @@ constexpr Row pair_row() {
 constexpr std::array<Row, kPredefinedCount> make_table() {
     std::array<Row, kPredefinedCount> t{};
     auto set = [&t](MPI_Datatype type, const Row& row) { t[type & kIndexMask] = row; };
+    set(MPI_CHAR, integer_row<char>());
     set(MPI_SIGNED_CHAR, integer_row<signed char>());
     set(MPI_UNSIGNED_CHAR, integer_row<unsigned char>());
     set(MPI_SHORT, integer_row<short>());

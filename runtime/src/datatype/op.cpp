@@ -133,10 +133,6 @@ std::string reduction_error(const Op& op, const Type& type) {
             : fmt::format("{} is not defined for {}, whose elements are {}", op.name, type.name,
                           predefined(type.base).name);
     message += fmt::format("; it applies to {}", domain_of(op.handle));
-    if (type.base == MPI_CHAR)
-        message +=
-            " (MPI_CHAR holds characters; use MPI_SIGNED_CHAR or MPI_UNSIGNED_CHAR for "
-            "small integers)";
     return message;
 }
 
