@@ -33,6 +33,7 @@ typedef int MPI_Message;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int MPI_Fint; /* a Fortran INTEGER (gfortran's default kind) */
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -105,6 +106,28 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_2INT ((MPI_Datatype)0x08000023)
 #define MPI_SHORT_INT ((MPI_Datatype)0x08000024)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x08000025)
+#define MPI_PACKED ((MPI_Datatype)0x08000026)
+/* Fortran's types, laid out as gfortran does (default INTEGER, REAL and
+ * LOGICAL are 4 bytes; .TRUE. is 1). MPI_2REAL and friends are pairs whose
+ * index has the value's type. */
+#define MPI_CHARACTER ((MPI_Datatype)0x08000027)
+#define MPI_INTEGER ((MPI_Datatype)0x08000028)
+#define MPI_REAL ((MPI_Datatype)0x08000029)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x0800002a)
+#define MPI_COMPLEX ((MPI_Datatype)0x0800002b)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x0800002c)
+#define MPI_LOGICAL ((MPI_Datatype)0x0800002d)
+#define MPI_2INTEGER ((MPI_Datatype)0x0800002e)
+#define MPI_2REAL ((MPI_Datatype)0x0800002f)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x08000030)
+#define MPI_INTEGER1 ((MPI_Datatype)0x08000031)
+#define MPI_INTEGER2 ((MPI_Datatype)0x08000032)
+#define MPI_INTEGER4 ((MPI_Datatype)0x08000033)
+#define MPI_INTEGER8 ((MPI_Datatype)0x08000034)
+#define MPI_REAL4 ((MPI_Datatype)0x08000035)
+#define MPI_REAL8 ((MPI_Datatype)0x08000036)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x08000037)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x08000038)
 
 #define MPI_OP_NULL ((MPI_Op)0x0c000000)
 #define MPI_MAX ((MPI_Op)0x0c000001)

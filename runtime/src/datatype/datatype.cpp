@@ -42,10 +42,10 @@ Type basic(MPI_Datatype handle, Family family, const char* name) {
 
 // The data of a pair is its value and its int; the extent is that of the C
 // struct, padding included.
-template <typename V>
+template <typename V, typename I = int>
 Type pair(MPI_Datatype handle, const char* name) {
-    using C = ValueIndex<V>;
-    return predefined_type(handle, Family::pair, sizeof(V) + sizeof(int), sizeof(C), alignof(C),
+    using C = ValueIndex<V, I>;
+    return predefined_type(handle, Family::pair, sizeof(V) + sizeof(I), sizeof(C), alignof(C),
                            name);
 }
 
@@ -95,6 +95,26 @@ std::array<Type, kPredefinedCount> make_predefined() {
         pair<int>(MPI_2INT, "MPI_2INT"),
         pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT"),
         pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"),
+        basic<unsigned char>(MPI_PACKED, Family::none, "MPI_PACKED"),
+        // Fortran's, as gfortran lays them out.
+        basic<char>(MPI_CHARACTER, Family::none, "MPI_CHARACTER"),
+        basic<std::int32_t>(MPI_INTEGER, Family::fortran_integer, "MPI_INTEGER"),
+        basic<float>(MPI_REAL, Family::floating, "MPI_REAL"),
+        basic<double>(MPI_DOUBLE_PRECISION, Family::floating, "MPI_DOUBLE_PRECISION"),
+        basic<std::complex<float>>(MPI_COMPLEX, Family::complex, "MPI_COMPLEX"),
+        basic<std::complex<double>>(MPI_DOUBLE_COMPLEX, Family::complex, "MPI_DOUBLE_COMPLEX"),
+        basic<std::int32_t>(MPI_LOGICAL, Family::logical, "MPI_LOGICAL"),
+        pair<std::int32_t, std::int32_t>(MPI_2INTEGER, "MPI_2INTEGER"),
+        pair<float, float>(MPI_2REAL, "MPI_2REAL"),
+        pair<double, double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION"),
+        basic<std::int8_t>(MPI_INTEGER1, Family::fortran_integer, "MPI_INTEGER1"),
+        basic<std::int16_t>(MPI_INTEGER2, Family::fortran_integer, "MPI_INTEGER2"),
+        basic<std::int32_t>(MPI_INTEGER4, Family::fortran_integer, "MPI_INTEGER4"),
+        basic<std::int64_t>(MPI_INTEGER8, Family::fortran_integer, "MPI_INTEGER8"),
+        basic<float>(MPI_REAL4, Family::floating, "MPI_REAL4"),
+        basic<double>(MPI_REAL8, Family::floating, "MPI_REAL8"),
+        basic<std::complex<float>>(MPI_COMPLEX8, Family::complex, "MPI_COMPLEX8"),
+        basic<std::complex<double>>(MPI_COMPLEX16, Family::complex, "MPI_COMPLEX16"),
     };
     for (const Type& type : all) t[type.handle & kIndexMask] = type;
     return t;

@@ -37,9 +37,10 @@ namespace si::datatype {
 enum class Family : std::uint8_t {
     none,            // no predefined reduction applies (MPI_WCHAR)
     c_integer,       // [signed/unsigned] char, short, int, long, long long, [u]intN_t
-    floating,        // float, double, long double
-    logical,         // C _Bool
-    complex,         // float/double/long double _Complex
+    fortran_integer, // INTEGER, INTEGER1..8
+    floating,        // float, double, long double, REAL, DOUBLE PRECISION, REALn
+    logical,         // C _Bool, Fortran LOGICAL
+    complex,         // float/double/long double _Complex, COMPLEX, DOUBLE COMPLEX
     byte,            // MPI_BYTE
     multi_language,  // MPI_AINT, MPI_OFFSET, MPI_COUNT
     pair,            // value-index pairs for MPI_MAXLOC / MPI_MINLOC
@@ -111,16 +112,17 @@ struct Envelope {
     std::vector<Type> types;            // their state when the type was built
 };
 
-// The C layout of the pair types (MPI_FLOAT_INT is ValueIndex<float>, ...).
-template <typename V>
+// The layout of the pair types (MPI_FLOAT_INT is ValueIndex<float>, MPI_2REAL
+// ValueIndex<float, float>, ...).
+template <typename V, typename I = int>
 struct ValueIndex {
     V value;
-    int index;
+    I index;
 };
 
 // Handle indices of the predefined types run from 1 to kPredefinedCount - 1.
 inline constexpr int kPredefinedCount =
-    (MPI_LONG_DOUBLE_INT & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
+    (MPI_COMPLEX16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
 
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
 // created handle, or a handle of another kind. The pointer stays valid for the

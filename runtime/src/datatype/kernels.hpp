@@ -118,10 +118,10 @@ void elementwise(const void* in, void* inout, std::size_t n) {
 
 // MPI_MAXLOC / MPI_MINLOC: the better value wins; on equal values the lower
 // index wins, as the standard requires, whichever operand it came from.
-template <typename V, bool kMax>
+template <typename V, typename I, bool kMax>
 void locate(const void* in, void* inout, std::size_t n) {
-    const auto* __restrict__ a = static_cast<const ValueIndex<V>*>(in);
-    auto* __restrict__ b = static_cast<ValueIndex<V>*>(inout);
+    const auto* __restrict__ a = static_cast<const ValueIndex<V, I>*>(in);
+    auto* __restrict__ b = static_cast<ValueIndex<V, I>*>(inout);
     for (std::size_t i = 0; i < n; ++i) {
         const V av = a[i].value;
         const V bv = b[i].value;
@@ -177,11 +177,14 @@ constexpr Row complex_row() {
     return r;
 }
 
+// C _Bool, and Fortran LOGICAL as an int whose .TRUE. is 1 (gfortran): the
+// logical operators yield 0 or 1 either way.
+template <typename T>
 constexpr Row logical_row() {
     Row r{};
-    r[op_index(MPI_LAND)] = &elementwise<bool, Land>;
-    r[op_index(MPI_LOR)] = &elementwise<bool, Lor>;
-    r[op_index(MPI_LXOR)] = &elementwise<bool, Lxor>;
+    r[op_index(MPI_LAND)] = &elementwise<T, Land>;
+    r[op_index(MPI_LOR)] = &elementwise<T, Lor>;
+    r[op_index(MPI_LXOR)] = &elementwise<T, Lxor>;
     return r;
 }
 
@@ -193,11 +196,11 @@ constexpr Row byte_row() {
     return r;
 }
 
-template <typename V>
+template <typename V, typename I = int>
 constexpr Row pair_row() {
     Row r{};
-    r[op_index(MPI_MAXLOC)] = &locate<V, true>;
-    r[op_index(MPI_MINLOC)] = &locate<V, false>;
+    r[op_index(MPI_MAXLOC)] = &locate<V, I, true>;
+    r[op_index(MPI_MINLOC)] = &locate<V, I, false>;
     return r;
 }
 
@@ -233,7 +236,7 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_C_FLOAT_COMPLEX, complex_row<float>());
     set(MPI_C_DOUBLE_COMPLEX, complex_row<double>());
     set(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<long double>());
-    set(MPI_C_BOOL, logical_row());
+    set(MPI_C_BOOL, logical_row<bool>());
     set(MPI_BYTE, byte_row());
     set(MPI_FLOAT_INT, pair_row<float>());
     set(MPI_DOUBLE_INT, pair_row<double>());
@@ -241,6 +244,24 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_2INT, pair_row<int>());
     set(MPI_SHORT_INT, pair_row<short>());
     set(MPI_LONG_DOUBLE_INT, pair_row<long double>());
+    // Fortran integers take the integer operators but not the logical ones.
+    set(MPI_INTEGER, multi_language_row<std::int32_t>());
+    set(MPI_INTEGER1, multi_language_row<std::int8_t>());
+    set(MPI_INTEGER2, multi_language_row<std::int16_t>());
+    set(MPI_INTEGER4, multi_language_row<std::int32_t>());
+    set(MPI_INTEGER8, multi_language_row<std::int64_t>());
+    set(MPI_REAL, floating_row<float>());
+    set(MPI_REAL4, floating_row<float>());
+    set(MPI_DOUBLE_PRECISION, floating_row<double>());
+    set(MPI_REAL8, floating_row<double>());
+    set(MPI_COMPLEX, complex_row<float>());
+    set(MPI_COMPLEX8, complex_row<float>());
+    set(MPI_DOUBLE_COMPLEX, complex_row<double>());
+    set(MPI_COMPLEX16, complex_row<double>());
+    set(MPI_LOGICAL, logical_row<std::int32_t>());
+    set(MPI_2INTEGER, pair_row<std::int32_t>());
+    set(MPI_2REAL, pair_row<float, float>());
+    set(MPI_2DOUBLE_PRECISION, pair_row<double, double>());
     return t;
 }
 

@@ -64,7 +64,7 @@ const char* domain_of(MPI_Op op) {
         case MPI_LAND:
         case MPI_LOR:
         case MPI_LXOR:
-            return "C integer types and MPI_C_BOOL";
+            return "C integer types, MPI_C_BOOL and MPI_LOGICAL";
         case MPI_BAND:
         case MPI_BOR:
         case MPI_BXOR:
@@ -72,7 +72,8 @@ const char* domain_of(MPI_Op op) {
         case MPI_MAXLOC:
         case MPI_MINLOC:
             return "the value-index pair types (MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, "
-                   "MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT)";
+                   "MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL, "
+                   "MPI_2DOUBLE_PRECISION)";
         default:
             return "no datatype";
     }

@@ -40,6 +40,14 @@ struct LongDoubleInt {
     long double v;
     int i;
 };
+struct TwoReal {
+    float v;
+    float i;
+};
+struct TwoDouble {
+    double v;
+    double i;
+};
 
 struct Expected {
     MPI_Datatype handle;
@@ -53,9 +61,9 @@ struct Expected {
     Expected {                                                     \
         handle, #handle, sizeof(type), sizeof(type), alignof(type) \
     }
-#define SI_PAIR(handle, value, pair)                                              \
-    Expected {                                                                    \
-        handle, #handle, sizeof(value) + sizeof(int), sizeof(pair), alignof(pair) \
+#define SI_PAIR(handle, value, pair)                                                  \
+    Expected {                                                                        \
+        handle, #handle, sizeof(pair::v) + sizeof(pair::i), sizeof(pair), alignof(pair) \
     }
 
 const Expected kExpected[] = {
@@ -96,6 +104,26 @@ const Expected kExpected[] = {
     SI_PAIR(MPI_2INT, int, TwoInt),
     SI_PAIR(MPI_SHORT_INT, short, ShortInt),
     SI_PAIR(MPI_LONG_DOUBLE_INT, long double, LongDoubleInt),
+    SI_BASIC(MPI_PACKED, unsigned char),
+    // Fortran's, as gfortran lays them out.
+    SI_BASIC(MPI_CHARACTER, char),
+    SI_BASIC(MPI_INTEGER, std::int32_t),
+    SI_BASIC(MPI_REAL, float),
+    SI_BASIC(MPI_DOUBLE_PRECISION, double),
+    SI_BASIC(MPI_COMPLEX, std::complex<float>),
+    SI_BASIC(MPI_DOUBLE_COMPLEX, std::complex<double>),
+    SI_BASIC(MPI_LOGICAL, std::int32_t),
+    SI_PAIR(MPI_2INTEGER, int, TwoInt),
+    SI_PAIR(MPI_2REAL, float, TwoReal),
+    SI_PAIR(MPI_2DOUBLE_PRECISION, double, TwoDouble),
+    SI_BASIC(MPI_INTEGER1, std::int8_t),
+    SI_BASIC(MPI_INTEGER2, std::int16_t),
+    SI_BASIC(MPI_INTEGER4, std::int32_t),
+    SI_BASIC(MPI_INTEGER8, std::int64_t),
+    SI_BASIC(MPI_REAL4, float),
+    SI_BASIC(MPI_REAL8, double),
+    SI_BASIC(MPI_COMPLEX8, std::complex<float>),
+    SI_BASIC(MPI_COMPLEX16, std::complex<double>),
 };
 
 #undef SI_BASIC
@@ -149,7 +177,7 @@ TEST(Datatype, InvalidHandlesAreNotFound) {
     EXPECT_EQ(lookup(MPI_REQUEST_NULL), nullptr);
     EXPECT_EQ(lookup(0), nullptr);
     EXPECT_EQ(lookup(-1), nullptr);
-    EXPECT_EQ(lookup(MPI_LONG_DOUBLE_INT + 1), nullptr);
+    EXPECT_EQ(lookup(MPI_COMPLEX16 + 1), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 64), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | ((1 << SI_HANDLE_KIND_SHIFT) - 1)), nullptr);
 }

@@ -17,7 +17,17 @@ namespace {
 
 // ---- the standard's table, written out again independently of op.cpp ------
 
-enum class Group { none, c_integer, floating, logical, complex, byte, multi_language, pair };
+enum class Group {
+    none,
+    c_integer,
+    fortran_integer,
+    floating,
+    logical,
+    complex,
+    byte,
+    multi_language,
+    pair
+};
 
 Group group_of(MPI_Datatype type) {
     static const std::map<MPI_Datatype, Group> groups = {
@@ -57,25 +67,42 @@ Group group_of(MPI_Datatype type) {
         {MPI_2INT, Group::pair},
         {MPI_SHORT_INT, Group::pair},
         {MPI_LONG_DOUBLE_INT, Group::pair},
+        {MPI_INTEGER, Group::fortran_integer},
+        {MPI_INTEGER1, Group::fortran_integer},
+        {MPI_INTEGER2, Group::fortran_integer},
+        {MPI_INTEGER4, Group::fortran_integer},
+        {MPI_INTEGER8, Group::fortran_integer},
+        {MPI_REAL, Group::floating},
+        {MPI_REAL4, Group::floating},
+        {MPI_DOUBLE_PRECISION, Group::floating},
+        {MPI_REAL8, Group::floating},
+        {MPI_COMPLEX, Group::complex},
+        {MPI_COMPLEX8, Group::complex},
+        {MPI_DOUBLE_COMPLEX, Group::complex},
+        {MPI_COMPLEX16, Group::complex},
+        {MPI_LOGICAL, Group::logical},
+        {MPI_2INTEGER, Group::pair},
+        {MPI_2REAL, Group::pair},
+        {MPI_2DOUBLE_PRECISION, Group::pair},
     };
     const auto it = groups.find(type);
-    return it == groups.end() ? Group::none : it->second;  // MPI_WCHAR
+    return it == groups.end() ? Group::none : it->second;  // MPI_WCHAR, MPI_PACKED, ...
 }
 
 // MPI-3.1 section 5.9.2, "Predefined Reduction Operations".
 bool allowed(MPI_Op op, Group g) {
     using enum Group;
     static const std::map<MPI_Op, std::set<Group>> table = {
-        {MPI_MAX, {c_integer, floating, multi_language}},
-        {MPI_MIN, {c_integer, floating, multi_language}},
-        {MPI_SUM, {c_integer, floating, complex, multi_language}},
-        {MPI_PROD, {c_integer, floating, complex, multi_language}},
+        {MPI_MAX, {c_integer, fortran_integer, floating, multi_language}},
+        {MPI_MIN, {c_integer, fortran_integer, floating, multi_language}},
+        {MPI_SUM, {c_integer, fortran_integer, floating, complex, multi_language}},
+        {MPI_PROD, {c_integer, fortran_integer, floating, complex, multi_language}},
         {MPI_LAND, {c_integer, logical}},
         {MPI_LOR, {c_integer, logical}},
         {MPI_LXOR, {c_integer, logical}},
-        {MPI_BAND, {c_integer, byte, multi_language}},
-        {MPI_BOR, {c_integer, byte, multi_language}},
-        {MPI_BXOR, {c_integer, byte, multi_language}},
+        {MPI_BAND, {c_integer, fortran_integer, byte, multi_language}},
+        {MPI_BOR, {c_integer, fortran_integer, byte, multi_language}},
+        {MPI_BXOR, {c_integer, fortran_integer, byte, multi_language}},
         {MPI_MAXLOC, {pair}},
         {MPI_MINLOC, {pair}},
         {MPI_REPLACE, {}},  // one-sided only
@@ -182,18 +209,18 @@ void check_elementwise(const Type& type, const Op& op) {
     for (int i = 0; i < n; ++i) EXPECT_EQ(inout[i], expected[i]) << "value " << i;
 }
 
-template <typename V>
+template <typename V, typename I = int>
 void check_pairs(const Type& type, const Op& op) {
     const bool max = op.handle == MPI_MAXLOC;
     const int n = kItems * static_cast<int>(type.elements);
-    std::vector<ValueIndex<V>> in(n), inout(n), expected(n);
+    std::vector<ValueIndex<V, I>> in(n), inout(n), expected(n);
     for (int i = 0; i < n; ++i) {
         // Values repeat every few items, so ties occur with the lower index
         // on either side.
-        in[i] = {static_cast<V>(i % 4), 100 + i % 3};
-        inout[i] = {static_cast<V>((i * 3) % 4), 100 + (i * 2) % 3};
-        const ValueIndex<V>& a = in[i];
-        const ValueIndex<V>& b = inout[i];
+        in[i] = {static_cast<V>(i % 4), static_cast<I>(100 + i % 3)};
+        inout[i] = {static_cast<V>((i * 3) % 4), static_cast<I>(100 + (i * 2) % 3)};
+        const ValueIndex<V, I>& a = in[i];
+        const ValueIndex<V, I>& b = inout[i];
         if (a.value == b.value)
             expected[i] = {a.value, std::min(a.index, b.index)};
         else if ((a.value > b.value) == max)
@@ -277,6 +304,28 @@ void with_c_type(MPI_Datatype handle, Fn&& fn) {
             return fn(Is<MPI_Offset>{});
         case MPI_COUNT:
             return fn(Is<MPI_Count>{});
+        case MPI_INTEGER:
+        case MPI_INTEGER4:
+        case MPI_LOGICAL:
+            return fn(Is<std::int32_t>{});
+        case MPI_INTEGER1:
+            return fn(Is<std::int8_t>{});
+        case MPI_INTEGER2:
+            return fn(Is<std::int16_t>{});
+        case MPI_INTEGER8:
+            return fn(Is<std::int64_t>{});
+        case MPI_REAL:
+        case MPI_REAL4:
+            return fn(Is<float>{});
+        case MPI_DOUBLE_PRECISION:
+        case MPI_REAL8:
+            return fn(Is<double>{});
+        case MPI_COMPLEX:
+        case MPI_COMPLEX8:
+            return fn(Is<std::complex<float>>{});
+        case MPI_DOUBLE_COMPLEX:
+        case MPI_COMPLEX16:
+            return fn(Is<std::complex<double>>{});
         default:
             FAIL() << "no C type for handle " << handle;
     }
@@ -296,6 +345,12 @@ void check_values(const Type& type, const Op& op) {
             return check_pairs<short>(type, op);
         case MPI_LONG_DOUBLE_INT:
             return check_pairs<long double>(type, op);
+        case MPI_2INTEGER:
+            return check_pairs<std::int32_t>(type, op);
+        case MPI_2REAL:
+            return check_pairs<float, float>(type, op);
+        case MPI_2DOUBLE_PRECISION:
+            return check_pairs<double, double>(type, op);
     }
     with_c_type(type.base,
                 [&](auto is) { check_elementwise<typename decltype(is)::type>(type, op); });
@@ -344,8 +399,9 @@ TEST(Op, EveryPairAgainstTheStandardAndAReference) {
         }
     }
     // 19 C integer (MPI_CHAR included, as MPICH) x 10 + 3 floating x 4 + 3 complex
-    // x 2 + bool x 3 + byte x 3 + 3 multi-language x 7 + 6 pairs x 2.
-    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 21 + 12);
+    // x 2 + bool x 3 + byte x 3 + 3 multi-language x 7 + 6 pairs x 2, and Fortran's:
+    // 5 integer x 7 + 4 real x 4 + 4 complex x 2 + LOGICAL x 3 + 3 pairs x 2.
+    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 21 + 12 + 35 + 16 + 8 + 3 + 6);
 }
 
 TEST(Op, MessagesNameOperatorTypeAndDomain) {
