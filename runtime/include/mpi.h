@@ -669,6 +669,31 @@ SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
 SI_MPI_CALL(int, MPI_Reduce_local,
             (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
 
+/* ---- Fortran ----------------------------------------------------------- */
+/* A Fortran handle is the C handle, and a Fortran status is the C status
+ * seen as MPI_Fint[6] (mpif.h: MPI_STATUS_SIZE). MPI_F_STATUS(ES)_IGNORE are
+ * Fortran's MPI_STATUS(ES)_IGNORE, for C code called from Fortran. */
+SI_MPI_CALL(MPI_Comm, MPI_Comm_f2c, (MPI_Fint comm));
+SI_MPI_CALL(MPI_Fint, MPI_Comm_c2f, (MPI_Comm comm));
+SI_MPI_CALL(MPI_Datatype, MPI_Type_f2c, (MPI_Fint datatype));
+SI_MPI_CALL(MPI_Fint, MPI_Type_c2f, (MPI_Datatype datatype));
+SI_MPI_CALL(MPI_Group, MPI_Group_f2c, (MPI_Fint group));
+SI_MPI_CALL(MPI_Fint, MPI_Group_c2f, (MPI_Group group));
+SI_MPI_CALL(MPI_Request, MPI_Request_f2c, (MPI_Fint request));
+SI_MPI_CALL(MPI_Fint, MPI_Request_c2f, (MPI_Request request));
+SI_MPI_CALL(MPI_Op, MPI_Op_f2c, (MPI_Fint op));
+SI_MPI_CALL(MPI_Fint, MPI_Op_c2f, (MPI_Op op));
+SI_MPI_CALL(MPI_Info, MPI_Info_f2c, (MPI_Fint info));
+SI_MPI_CALL(MPI_Fint, MPI_Info_c2f, (MPI_Info info));
+SI_MPI_CALL(MPI_Errhandler, MPI_Errhandler_f2c, (MPI_Fint errhandler));
+SI_MPI_CALL(MPI_Fint, MPI_Errhandler_c2f, (MPI_Errhandler errhandler));
+SI_MPI_CALL(MPI_Message, MPI_Message_f2c, (MPI_Fint message));
+SI_MPI_CALL(MPI_Fint, MPI_Message_c2f, (MPI_Message message));
+SI_MPI_CALL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
+SI_MPI_CALL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Generates the Fortran side of libsimpi from mpi.h, so that it cannot drift
+from the C API:
+
+  generate.py bindings MPI_H BINDINGS_CPP MODULE_F90
+      the mpi_x_/pmpi_x_ entry points gfortran calls, for every call of mpi.h
+      except those written by hand (handwritten.cpp) or left out (below); and
+      the `mpi` module: mpif.h plus explicit interfaces for the calls taking
+      choice buffers, which accept any type and rank (NO_ARG_CHECK), so that
+      `use mpi` programs need no -fallow-argument-mismatch.
+
+  generate.py constants CC MPI_H CONSTANTS_C
+      a C program writing mpif.h (its one argument is the path): every integer
+      macro MPI_X of mpi.h (as `CC -dM -E` lists them) becomes a PARAMETER of
+      the same value, which the C compiler computes.
+
+mpif.h is written to work as fixed and as free source form: six leading
+blanks, no continuation lines, lines under 72 columns.
+"""
+import re
+import subprocess
+import sys
+
+# Written by hand in handwritten.cpp: strings, 1-based indices, functions
+# returning values, attribute values, MPI_Init's arguments.
+HANDWRITTEN = {
+    "MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Pcontrol",
+    "MPI_Aint_add", "MPI_Aint_diff",
+    "MPI_Get_processor_name", "MPI_Get_library_version", "MPI_Error_string",
+    "MPI_Add_error_string", "MPI_Comm_set_name", "MPI_Comm_get_name",
+    "MPI_Type_set_name", "MPI_Type_get_name", "MPI_Info_set", "MPI_Info_get",
+    "MPI_Info_get_valuelen", "MPI_Info_delete", "MPI_Info_get_nthkey",
+    "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",
+    "MPI_Buffer_detach", "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr",
+    "MPI_Attr_put",
+}
+# No Fortran binding: keyval creation with callbacks (Fortran's callbacks take
+# every argument by reference and attribute values as integers), datatype
+# attributes, and the C-only conversion functions.
+LEFT_OUT = {
+    "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create",
+    "MPI_Type_set_attr", "MPI_Type_get_attr",
+}
+
+HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info",
+                "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message"}
+WIDE_TYPES = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
+              "MPI_Offset": "MPI_OFFSET_KIND"}
+FUNCTION_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function"}
+LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "high", "remain_dims"}
+
+
+def parse_calls(header):
+    text = open(header).read()
+    pattern = re.compile(r"SI_MPI_CALL\(\s*([^,]+),\s*(MPI_\w+),\s*\((.*?)\)\);", re.S)
+    calls = []
+    for result, name, params in pattern.findall(text):
+        params = " ".join(params.split())
+        parsed = []
+        if params != "void":
+            for param in params.split(","):
+                m = re.match(r"(.*?)(\w+)((?:\[\w*\])*)$", param.strip())
+                if not m:
+                    parsed.append((param.strip(), None, ""))
+                    continue
+                parsed.append((" ".join(m.group(1).split()), m.group(2), m.group(3)))
+        calls.append((result.strip(), name, parsed))
+    return calls
+
+
+def is_choice(ctype):
+    return ctype in ("void *", "const void *")
+
+
+class Binding:
+    """One call's Fortran entry point: parameters, the C call's arguments,
+    locals that convert, and the interface's declarations."""
+
+    def __init__(self, name, params):
+        self.name = name
+        self.fparams, self.args, self.locals, self.decls = [], [], [], []
+        self.choice = False
+        count = next((n for t, n, s in params if t == "int" and n in ("count", "incount")), None)
+        for ctype, pname, suffix in params:
+            self.add(ctype, pname, suffix, count)
+
+    def add(self, ctype, name, suffix, count):
+        base = ctype.replace("const ", "")
+        const = "const " if ctype.startswith("const ") else ""
+        if is_choice(ctype) and not suffix:
+            self.choice = True
+            self.fparams.append(f"{const}void* {name}")
+            self.args.append(f"si::fortran::buffer({name})")
+            self.decls.append(("!GCC$ ATTRIBUTES NO_ARG_CHECK :: " + name, None))
+            self.decls.append((f"type(*), dimension(*) :: {name}", name))
+        elif ctype in HANDLE_TYPES and not suffix:
+            self.fparams.append(f"const MPI_Fint* {name}")
+            self.args.append(f"*{name}")
+            self.decls.append((f"integer :: {name}", name))
+        elif ctype in WIDE_TYPES and not suffix:
+            self.fparams.append(f"const {ctype}* {name}")
+            self.args.append(f"*{name}")
+            self.decls.append((f"integer(kind={WIDE_TYPES[ctype]}) :: {name}", name))
+        elif base in ("MPI_Status *",) and not suffix:
+            self.fparams.append(f"{const}MPI_Fint* {name}")
+            self.locals.append(f"si::fortran::StatusArg {name}_c({name});")
+            self.args.append(f"{name}_c.get()")
+            self.decls.append((f"integer, dimension(MPI_STATUS_SIZE) :: {name}", name))
+        elif base == "MPI_Status" and suffix == "[]":
+            assert count, self.name
+            self.fparams.append(f"MPI_Fint* {name}")
+            self.locals.append(f"si::fortran::StatusArray {name}_c({name}, *{count});")
+            self.args.append(f"{name}_c.get()")
+            self.decls.append((f"integer, dimension(MPI_STATUS_SIZE, *) :: {name}", name))
+        elif suffix == "[][3]":
+            self.fparams.append(f"MPI_Fint (*{name})[3]")
+            self.args.append(name)
+            self.decls.append((f"integer, dimension(3, *) :: {name}", name))
+        elif suffix == "[]" or base.endswith("*"):
+            element = base.rstrip(" *")
+            if element in FUNCTION_TYPES:
+                self.fparams.append(f"{element}* {name}")
+                self.args.append(name)
+                self.decls.append((f"external :: {name}", name))
+                return
+            wide = WIDE_TYPES.get(element)
+            ftype = element if wide else "MPI_Fint"
+            kind = f"integer(kind={wide})" if wide else "integer"
+            assert wide or element in HANDLE_TYPES, (self.name, ctype, name)
+            self.fparams.append(f"{const}{ftype}* {name}")
+            self.args.append(f"si::fortran::weights({name})" if name.endswith("weights")
+                             else name)
+            shape = ", dimension(*)" if suffix else ""
+            self.decls.append((f"{kind}{shape} :: {name}", name))
+        else:
+            raise SystemExit(f"generate.py: no Fortran rule for {ctype} {name}{suffix} "
+                             f"in {self.name}")
+
+    def cpp(self):
+        lower = self.name.lower()
+        params = ", ".join(self.fparams + ["MPI_Fint* ierr"])
+        body = "".join(f"    {line}\n" for line in self.locals)
+        body += f"    *ierr = {self.name}({', '.join(self.args)});\n"
+        return (f"void p{lower}_({params}) {{\n{body}}}\n"
+                f"#pragma weak {lower}_ = p{lower}_\n")
+
+    def interface(self):
+        names = [n for _, n in self.decls if n] + ["ierror"]
+        for _, n in self.decls:
+            assert n not in LOGICAL_NAMES, (self.name, n)
+        lines = [wrap(f"    subroutine {self.name.lower()}(", names, ")"),
+                 "      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE",
+                 "      implicit none"]
+        for decl, _ in self.decls:
+            lines.append(decl if decl.startswith("!") else "      " + decl)
+        lines += ["      integer :: ierror", f"    end subroutine {self.name.lower()}"]
+        return "\n".join(lines) + "\n"
+
+
+def wrap(head, items, tail, width=100):
+    """Free-form Fortran lines stop at 132 columns: continue with '&'."""
+    lines, line = [], head
+    for i, item in enumerate(items):
+        piece = item + (", " if i + 1 < len(items) else "")
+        if len(line) + len(piece) > width:
+            lines.append(line.rstrip() + " &")
+            line = "        "
+        line += piece
+    return "\n".join(lines + [line + tail])
+
+
+def generate_bindings(header, cpp_path, module_path):
+    bindings, interfaces = [], []
+    for result, name, params in parse_calls(header):
+        if name in LEFT_OUT or name.endswith(("_f2c", "_c2f")):
+            continue
+        if name in HANDWRITTEN:
+            continue
+        assert result == "int", name
+        binding = Binding(name, params)
+        bindings.append(binding.cpp())
+        if binding.choice:
+            interfaces.append(binding.interface())
+    with open(cpp_path, "w") as out:
+        out.write("// Generated by runtime/src/fortran/generate.py from mpi.h: do not edit.\n"
+                  "// Each pmpi_x_ converts its Fortran arguments and calls MPI_x (so that\n"
+                  "// a C profiling tool sees Fortran calls too); mpi_x_ is its weak alias.\n"
+                  "#include \"fortran/arguments.hpp\"\n\nextern \"C\" {\n\n")
+        out.write("\n".join(bindings))
+        out.write("\n}  // extern \"C\"\n")
+    with open(module_path, "w") as out:
+        out.write("! Generated by runtime/src/fortran/generate.py from mpi.h: do not edit.\n"
+                  "module mpi\n  implicit none\n  include 'mpif.h'\n\n  interface\n")
+        out.write("\n".join(interfaces))
+        out.write("  end interface\nend module mpi\n")
+
+
+# ---- mpif.h -------------------------------------------------------------------
+
+# Pointer-valued macros have Fortran sentinels instead (the common block).
+SENTINELS = """\
+!     Sentinels, recognised by address: they must stay in this order
+!     (runtime/src/fortran/arguments.hpp, struct Sentinels).
+      INTEGER MPI_BOTTOM, MPI_IN_PLACE
+      INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+      INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
+      INTEGER MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
+      COMMON /SIMPI_SENTINELS/ MPI_BOTTOM, MPI_IN_PLACE
+      COMMON /SIMPI_SENTINELS/ MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE
+      COMMON /SIMPI_SENTINELS/ MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
+      SAVE /SIMPI_SENTINELS/
+!     Functions.
+      DOUBLE PRECISION MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK
+      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK
+      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF
+      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF
+"""
+
+
+def generate_constants(compiler, header, c_path):
+    macros = subprocess.run([compiler, "-dM", "-E", header], check=True, capture_output=True,
+                            text=True).stdout
+    names = []
+    for line in macros.splitlines():
+        m = re.match(r"#define (MPI_[A-Z0-9_]+) (.+)$", line.strip())
+        if m and "*" not in m.group(2) and '"' not in m.group(2):
+            names.append(m.group(1))
+    names.sort()
+    with open(c_path, "w") as out:
+        out.write("/* Generated by runtime/src/fortran/generate.py: prints mpif.h. */\n"
+                  "#include <stdio.h>\n#include \"mpi.h\"\n\n"
+                  "static FILE* out;\n\n"
+                  "static void constant(const char* name, long long value) {\n"
+                  "    fprintf(out, \"      INTEGER %s\\n      PARAMETER (%s=%lld)\\n\", name, name, value);\n"
+                  "}\n\nint main(int argc, char** argv) {\n"
+                  "    if (argc != 2 || !(out = fopen(argv[1], \"w\"))) return 1;\n"
+                  "    fputs(\"!     mpif.h of the SmartInterrupts runtime (libsimpi), generated from\\n\", out);\n"
+                  "    fputs(\"!     mpi.h: the same handles and constants as C.\\n\", out);\n"
+                  "    fprintf(out, \"      INTEGER MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_COUNT_KIND\\n\"\n"
+                  "           \"      PARAMETER (MPI_ADDRESS_KIND=%zu)\\n\"\n"
+                  "           \"      PARAMETER (MPI_OFFSET_KIND=%zu)\\n\"\n"
+                  "           \"      PARAMETER (MPI_COUNT_KIND=%zu)\\n\",\n"
+                  "           sizeof(MPI_Aint), sizeof(MPI_Offset), sizeof(MPI_Count));\n"
+                  "    constant(\"MPI_INTEGER_KIND\", sizeof(MPI_Fint));\n"
+                  "    constant(\"MPI_STATUS_SIZE\", sizeof(MPI_Status) / sizeof(MPI_Fint));\n"
+                  "    /* Indices into a Fortran status. */\n"
+                  "    constant(\"MPI_SOURCE\", 1);\n"
+                  "    constant(\"MPI_TAG\", 2);\n"
+                  "    constant(\"MPI_ERROR\", 3);\n")
+        for name in names:
+            out.write(f"    constant(\"{name}\", (long long)({name}));\n")
+        sentinels = "".join(f"    fputs(\"{line}\\n\", out);\n" for line in SENTINELS.splitlines())
+        out.write(sentinels)
+        out.write("    return fclose(out) == 0 ? 0 : 1;\n}\n")
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "bindings":
+        generate_bindings(argv[2], argv[3], argv[4])
+    elif len(argv) == 5 and argv[1] == "constants":
+        generate_constants(argv[2], argv[3], argv[4])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

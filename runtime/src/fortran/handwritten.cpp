@@ -1,0 +1,264 @@
+// The Fortran entry points generate.py leaves to hand: those with CHARACTER
+// arguments (a hidden length each, after all others, and blank padding),
+// 1-based indices, function results, attribute values and MPI_Init's
+// missing arguments. Same convention as the generated ones: pmpi_x_ calls
+// MPI_x, mpi_x_ is its weak alias.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fortran/arguments.hpp"
+
+using si::fortran::string_in;
+using si::fortran::string_out;
+
+namespace {
+
+// Results whose C call wrote a NUL-terminated string of at most `capacity`
+// characters into `text`.
+void text_result(int rc, const std::string& text, char* fortran, std::size_t length,
+                 MPI_Fint* resultlen, MPI_Fint* ierr) {
+    *ierr = rc;
+    if (rc != MPI_SUCCESS) return;
+    string_out(text.c_str(), fortran, length);
+    if (resultlen != nullptr)
+        *resultlen = static_cast<MPI_Fint>(std::min(std::strlen(text.c_str()), length));
+}
+
+// A Fortran index is 1-based; MPI_UNDEFINED stays.
+MPI_Fint to_fortran_index(int index) { return index == MPI_UNDEFINED ? index : index + 1; }
+
+bool predefined_attribute(int keyval) {
+    switch (keyval) {
+        case MPI_TAG_UB:
+        case MPI_HOST:
+        case MPI_IO:
+        case MPI_WTIME_IS_GLOBAL:
+        case MPI_UNIVERSE_SIZE:
+        case MPI_APPNUM:
+        case MPI_LASTUSEDCODE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// A predefined attribute's value is an int the library points to; one set
+// from Fortran is the integer itself, stored in place of the pointer.
+template <typename Value>
+void attribute_out(int keyval, void* c_value, int found, Value* fortran) {
+    if (!found) return;
+    *fortran = predefined_attribute(keyval) ? static_cast<Value>(*static_cast<int*>(c_value))
+                                            : static_cast<Value>(reinterpret_cast<MPI_Aint>(c_value));
+}
+
+}  // namespace
+
+extern "C" {
+
+void pmpi_init_(MPI_Fint* ierr) { *ierr = MPI_Init(nullptr, nullptr); }
+#pragma weak mpi_init_ = pmpi_init_
+
+void pmpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+    *ierr = MPI_Init_thread(nullptr, nullptr, *required, provided);
+}
+#pragma weak mpi_init_thread_ = pmpi_init_thread_
+
+double pmpi_wtime_() { return MPI_Wtime(); }
+#pragma weak mpi_wtime_ = pmpi_wtime_
+
+double pmpi_wtick_() { return MPI_Wtick(); }
+#pragma weak mpi_wtick_ = pmpi_wtick_
+
+// MPI-3.1 gives MPI_PCONTROL no IERROR argument.
+void pmpi_pcontrol_(const MPI_Fint* level) { MPI_Pcontrol(*level); }
+#pragma weak mpi_pcontrol_ = pmpi_pcontrol_
+
+MPI_Aint pmpi_aint_add_(const MPI_Aint* base, const MPI_Aint* disp) {
+    return MPI_Aint_add(*base, *disp);
+}
+#pragma weak mpi_aint_add_ = pmpi_aint_add_
+
+MPI_Aint pmpi_aint_diff_(const MPI_Aint* addr1, const MPI_Aint* addr2) {
+    return MPI_Aint_diff(*addr1, *addr2);
+}
+#pragma weak mpi_aint_diff_ = pmpi_aint_diff_
+
+// ---- strings --------------------------------------------------------------------
+
+void pmpi_get_processor_name_(char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
+                              std::size_t name_length) {
+    std::string text(MPI_MAX_PROCESSOR_NAME, '\0');
+    int n = 0;
+    text_result(MPI_Get_processor_name(text.data(), &n), text, name, name_length, resultlen,
+                ierr);
+}
+#pragma weak mpi_get_processor_name_ = pmpi_get_processor_name_
+
+void pmpi_get_library_version_(char* version, MPI_Fint* resultlen, MPI_Fint* ierr,
+                               std::size_t version_length) {
+    std::string text(MPI_MAX_LIBRARY_VERSION_STRING, '\0');
+    int n = 0;
+    text_result(MPI_Get_library_version(text.data(), &n), text, version, version_length,
+                resultlen, ierr);
+}
+#pragma weak mpi_get_library_version_ = pmpi_get_library_version_
+
+void pmpi_error_string_(const MPI_Fint* errorcode, char* string, MPI_Fint* resultlen,
+                        MPI_Fint* ierr, std::size_t string_length) {
+    std::string text(MPI_MAX_ERROR_STRING, '\0');
+    int n = 0;
+    text_result(MPI_Error_string(*errorcode, text.data(), &n), text, string, string_length,
+                resultlen, ierr);
+}
+#pragma weak mpi_error_string_ = pmpi_error_string_
+
+void pmpi_add_error_string_(const MPI_Fint* errorcode, const char* string, MPI_Fint* ierr,
+                            std::size_t string_length) {
+    *ierr = MPI_Add_error_string(*errorcode, string_in(string, string_length).c_str());
+}
+#pragma weak mpi_add_error_string_ = pmpi_add_error_string_
+
+void pmpi_comm_set_name_(const MPI_Fint* comm, const char* name, MPI_Fint* ierr,
+                         std::size_t name_length) {
+    *ierr = MPI_Comm_set_name(*comm, string_in(name, name_length).c_str());
+}
+#pragma weak mpi_comm_set_name_ = pmpi_comm_set_name_
+
+void pmpi_comm_get_name_(const MPI_Fint* comm, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
+                         std::size_t name_length) {
+    std::string text(MPI_MAX_OBJECT_NAME, '\0');
+    int n = 0;
+    text_result(MPI_Comm_get_name(*comm, text.data(), &n), text, name, name_length, resultlen,
+                ierr);
+}
+#pragma weak mpi_comm_get_name_ = pmpi_comm_get_name_
+
+void pmpi_type_set_name_(const MPI_Fint* datatype, const char* name, MPI_Fint* ierr,
+                         std::size_t name_length) {
+    *ierr = MPI_Type_set_name(*datatype, string_in(name, name_length).c_str());
+}
+#pragma weak mpi_type_set_name_ = pmpi_type_set_name_
+
+void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultlen,
+                         MPI_Fint* ierr, std::size_t name_length) {
+    std::string text(MPI_MAX_OBJECT_NAME, '\0');
+    int n = 0;
+    text_result(MPI_Type_get_name(*datatype, text.data(), &n), text, name, name_length,
+                resultlen, ierr);
+}
+#pragma weak mpi_type_get_name_ = pmpi_type_get_name_
+
+void pmpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierr,
+                    std::size_t key_length, std::size_t value_length) {
+    *ierr = MPI_Info_set(*info, string_in(key, key_length).c_str(),
+                         string_in(value, value_length).c_str());
+}
+#pragma weak mpi_info_set_ = pmpi_info_set_
+
+void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuelen,
+                    char* value, MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length,
+                    std::size_t value_length) {
+    std::string text(static_cast<std::size_t>(std::max(*valuelen, 0)) + 1, '\0');
+    *ierr = MPI_Info_get(*info, string_in(key, key_length).c_str(), *valuelen, text.data(), flag);
+    if (*ierr == MPI_SUCCESS && *flag) string_out(text.c_str(), value, value_length);
+}
+#pragma weak mpi_info_get_ = pmpi_info_get_
+
+void pmpi_info_get_valuelen_(const MPI_Fint* info, const char* key, MPI_Fint* valuelen,
+                             MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length) {
+    *ierr = MPI_Info_get_valuelen(*info, string_in(key, key_length).c_str(), valuelen, flag);
+}
+#pragma weak mpi_info_get_valuelen_ = pmpi_info_get_valuelen_
+
+void pmpi_info_delete_(const MPI_Fint* info, const char* key, MPI_Fint* ierr,
+                       std::size_t key_length) {
+    *ierr = MPI_Info_delete(*info, string_in(key, key_length).c_str());
+}
+#pragma weak mpi_info_delete_ = pmpi_info_delete_
+
+void pmpi_info_get_nthkey_(const MPI_Fint* info, const MPI_Fint* n, char* key, MPI_Fint* ierr,
+                           std::size_t key_length) {
+    std::string text(MPI_MAX_INFO_KEY + 1, '\0');
+    text_result(MPI_Info_get_nthkey(*info, *n, text.data()), text, key, key_length, nullptr,
+                ierr);
+}
+#pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
+
+// ---- 1-based indices ---------------------------------------------------------------
+
+void pmpi_waitany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index,
+                   MPI_Fint* status, MPI_Fint* ierr) {
+    si::fortran::StatusArg status_c(status);
+    *ierr = MPI_Waitany(*count, requests, index, status_c.get());
+    if (*ierr == MPI_SUCCESS) *index = to_fortran_index(*index);
+}
+#pragma weak mpi_waitany_ = pmpi_waitany_
+
+void pmpi_testany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* flag,
+                   MPI_Fint* status, MPI_Fint* ierr) {
+    si::fortran::StatusArg status_c(status);
+    *ierr = MPI_Testany(*count, requests, index, flag, status_c.get());
+    if (*ierr == MPI_SUCCESS) *index = to_fortran_index(*index);
+}
+#pragma weak mpi_testany_ = pmpi_testany_
+
+void pmpi_waitsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
+                    MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
+    si::fortran::StatusArray statuses_c(statuses, *incount);
+    *ierr = MPI_Waitsome(*incount, requests, outcount, indices, statuses_c.get());
+    if (*ierr != MPI_SUCCESS || *outcount == MPI_UNDEFINED) return;
+    for (int i = 0; i < *outcount; ++i) indices[i] = to_fortran_index(indices[i]);
+}
+#pragma weak mpi_waitsome_ = pmpi_waitsome_
+
+void pmpi_testsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
+                    MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
+    si::fortran::StatusArray statuses_c(statuses, *incount);
+    *ierr = MPI_Testsome(*incount, requests, outcount, indices, statuses_c.get());
+    if (*ierr != MPI_SUCCESS || *outcount == MPI_UNDEFINED) return;
+    for (int i = 0; i < *outcount; ++i) indices[i] = to_fortran_index(indices[i]);
+}
+#pragma weak mpi_testsome_ = pmpi_testsome_
+
+// ---- buffers and attributes --------------------------------------------------------
+
+// Fortran has no use for the detached buffer's address (it names the
+// buffer itself), so it is not written into the caller's argument.
+void pmpi_buffer_detach_(void* /*buffer_addr*/, MPI_Fint* size, MPI_Fint* ierr) {
+    void* address = nullptr;
+    *ierr = MPI_Buffer_detach(&address, size);
+}
+#pragma weak mpi_buffer_detach_ = pmpi_buffer_detach_
+
+void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval,
+                         const MPI_Aint* attribute_val, MPI_Fint* ierr) {
+    *ierr = MPI_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(*attribute_val));
+}
+#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
+
+void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* attribute_val,
+                         MPI_Fint* flag, MPI_Fint* ierr) {
+    void* value = nullptr;
+    *ierr = MPI_Comm_get_attr(*comm, *keyval, &value, flag);
+    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
+}
+#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
+
+// MPI-1's forms: the value is a default INTEGER.
+void pmpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* attribute_val,
+                    MPI_Fint* ierr) {
+    *ierr = MPI_Attr_put(*comm, *keyval, reinterpret_cast<void*>(MPI_Aint{*attribute_val}));
+}
+#pragma weak mpi_attr_put_ = pmpi_attr_put_
+
+void pmpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* attribute_val,
+                    MPI_Fint* flag, MPI_Fint* ierr) {
+    void* value = nullptr;
+    *ierr = MPI_Attr_get(*comm, *keyval, &value, flag);
+    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
+}
+#pragma weak mpi_attr_get_ = pmpi_attr_get_
+
+}  // extern "C"
