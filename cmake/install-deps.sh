@@ -3,7 +3,7 @@
 # if any is missing. Called by `make test` and `make bench`; safe to rerun.
 set -eu
 
-packages="build-essential cmake ninja-build pkg-config git
+packages="build-essential cmake ninja-build pkg-config git gfortran python3
 libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
 mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps

@@ -221,10 +221,11 @@ std::vector<std::string> environment_names() {
 namespace {
 
 // SI_* variables read by the suite's other programs, not by the runtime: the
-// compiler wrappers (SI_CC, SI_CXX), the benchmarks (SI_BENCH_*) and the test
+// compiler wrappers (SI_CC, SI_CXX, SI_FC), the benchmarks (SI_BENCH_*) and the test
 // scripts (SI_TEST_*).
 bool belongs_to_tools(std::string_view name) {
-    return name == "SI_CC" || name == "SI_CXX" || name.starts_with("SI_BENCH_") ||
+    return name == "SI_CC" || name == "SI_CXX" || name == "SI_FC" ||
+           name.starts_with("SI_BENCH_") ||
            name.starts_with("SI_TEST_");
 }
 

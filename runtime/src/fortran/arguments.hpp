@@ -56,7 +56,7 @@ inline const int* weights(const MPI_Fint* fortran) {
 // One status argument, copied in on construction and out on destruction
 // (the Fortran array may be misaligned for the C struct's long long).
 class StatusArg {
-public:
+  public:
     explicit StatusArg(MPI_Fint* fortran)
         : fortran_(fortran == simpi_sentinels_.status_ignore ? nullptr : fortran) {
         if (fortran_ != nullptr) std::memcpy(&status_, fortran_, sizeof status_);
@@ -70,17 +70,16 @@ public:
 
     MPI_Status* get() { return fortran_ == nullptr ? MPI_STATUS_IGNORE : &status_; }
 
-private:
+  private:
     MPI_Fint* fortran_;
     MPI_Status status_{};
 };
 
 // An array of `count` statuses, as StatusArg.
 class StatusArray {
-public:
+  public:
     StatusArray(MPI_Fint* fortran, int count)
-        : fortran_(fortran == simpi_sentinels_.statuses_ignore || count <= 0 ? nullptr
-                                                                            : fortran),
+        : fortran_(fortran == simpi_sentinels_.statuses_ignore || count <= 0 ? nullptr : fortran),
           statuses_(fortran_ == nullptr ? 0 : static_cast<std::size_t>(count)) {}
     ~StatusArray() {
         if (fortran_ != nullptr)
@@ -91,7 +90,7 @@ public:
 
     MPI_Status* get() { return fortran_ == nullptr ? MPI_STATUSES_IGNORE : statuses_.data(); }
 
-private:
+  private:
     MPI_Fint* fortran_;
     std::vector<MPI_Status> statuses_;
 };

@@ -14,9 +14,13 @@ extern "C" {
 MPI_Fint* MPI_F_STATUS_IGNORE = simpi_sentinels_.status_ignore;
 MPI_Fint* MPI_F_STATUSES_IGNORE = simpi_sentinels_.statuses_ignore;
 
-#define SI_HANDLE_CONVERSIONS(Kind, CType)                                     \
-    CType PMPI_##Kind##_f2c(MPI_Fint handle) { return static_cast<CType>(handle); } \
-    MPI_Fint PMPI_##Kind##_c2f(CType handle) { return static_cast<MPI_Fint>(handle); }
+#define SI_HANDLE_CONVERSIONS(Kind, CType)     \
+    CType PMPI_##Kind##_f2c(MPI_Fint handle) { \
+        return static_cast<CType>(handle);     \
+    }                                          \
+    MPI_Fint PMPI_##Kind##_c2f(CType handle) { \
+        return static_cast<MPI_Fint>(handle);  \
+    }
 
 SI_HANDLE_CONVERSIONS(Comm, MPI_Comm)
 SI_HANDLE_CONVERSIONS(Type, MPI_Datatype)

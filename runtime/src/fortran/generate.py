@@ -9,6 +9,10 @@ from the C API:
       choice buffers, which accept any type and rank (NO_ARG_CHECK), so that
       `use mpi` programs need no -fallow-argument-mismatch.
 
+  generate.py left-out
+      the calls with no Fortran binding, one per line (for the test that
+      every other exported MPI_x has its mpi_x_).
+
   generate.py constants CC MPI_H CONSTANTS_C
       a C program writing mpif.h (its one argument is the path): every integer
       macro MPI_X of mpi.h (as `CC -dM -E` lists them) becomes a PARAMETER of
@@ -257,6 +261,8 @@ def generate_constants(compiler, header, c_path):
 def main(argv):
     if len(argv) == 5 and argv[1] == "bindings":
         generate_bindings(argv[2], argv[3], argv[4])
+    elif len(argv) == 2 and argv[1] == "left-out":
+        print("\n".join(sorted(LEFT_OUT)))
     elif len(argv) == 5 and argv[1] == "constants":
         generate_constants(argv[2], argv[3], argv[4])
     else:

@@ -27,7 +27,9 @@ void text_result(int rc, const std::string& text, char* fortran, std::size_t len
 }
 
 // A Fortran index is 1-based; MPI_UNDEFINED stays.
-MPI_Fint to_fortran_index(int index) { return index == MPI_UNDEFINED ? index : index + 1; }
+MPI_Fint to_fortran_index(int index) {
+    return index == MPI_UNDEFINED ? index : index + 1;
+}
 
 bool predefined_attribute(int keyval) {
     switch (keyval) {
@@ -49,15 +51,18 @@ bool predefined_attribute(int keyval) {
 template <typename Value>
 void attribute_out(int keyval, void* c_value, int found, Value* fortran) {
     if (!found) return;
-    *fortran = predefined_attribute(keyval) ? static_cast<Value>(*static_cast<int*>(c_value))
-                                            : static_cast<Value>(reinterpret_cast<MPI_Aint>(c_value));
+    *fortran = predefined_attribute(keyval)
+                   ? static_cast<Value>(*static_cast<int*>(c_value))
+                   : static_cast<Value>(reinterpret_cast<MPI_Aint>(c_value));
 }
 
 }  // namespace
 
 extern "C" {
 
-void pmpi_init_(MPI_Fint* ierr) { *ierr = MPI_Init(nullptr, nullptr); }
+void pmpi_init_(MPI_Fint* ierr) {
+    *ierr = MPI_Init(nullptr, nullptr);
+}
 #pragma weak mpi_init_ = pmpi_init_
 
 void pmpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
@@ -65,14 +70,20 @@ void pmpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* i
 }
 #pragma weak mpi_init_thread_ = pmpi_init_thread_
 
-double pmpi_wtime_() { return MPI_Wtime(); }
+double pmpi_wtime_() {
+    return MPI_Wtime();
+}
 #pragma weak mpi_wtime_ = pmpi_wtime_
 
-double pmpi_wtick_() { return MPI_Wtick(); }
+double pmpi_wtick_() {
+    return MPI_Wtick();
+}
 #pragma weak mpi_wtick_ = pmpi_wtick_
 
 // MPI-3.1 gives MPI_PCONTROL no IERROR argument.
-void pmpi_pcontrol_(const MPI_Fint* level) { MPI_Pcontrol(*level); }
+void pmpi_pcontrol_(const MPI_Fint* level) {
+    MPI_Pcontrol(*level);
+}
 #pragma weak mpi_pcontrol_ = pmpi_pcontrol_
 
 MPI_Aint pmpi_aint_add_(const MPI_Aint* base, const MPI_Aint* disp) {
@@ -91,8 +102,7 @@ void pmpi_get_processor_name_(char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
                               std::size_t name_length) {
     std::string text(MPI_MAX_PROCESSOR_NAME, '\0');
     int n = 0;
-    text_result(MPI_Get_processor_name(text.data(), &n), text, name, name_length, resultlen,
-                ierr);
+    text_result(MPI_Get_processor_name(text.data(), &n), text, name, name_length, resultlen, ierr);
 }
 #pragma weak mpi_get_processor_name_ = pmpi_get_processor_name_
 
@@ -100,8 +110,8 @@ void pmpi_get_library_version_(char* version, MPI_Fint* resultlen, MPI_Fint* ier
                                std::size_t version_length) {
     std::string text(MPI_MAX_LIBRARY_VERSION_STRING, '\0');
     int n = 0;
-    text_result(MPI_Get_library_version(text.data(), &n), text, version, version_length,
-                resultlen, ierr);
+    text_result(MPI_Get_library_version(text.data(), &n), text, version, version_length, resultlen,
+                ierr);
 }
 #pragma weak mpi_get_library_version_ = pmpi_get_library_version_
 
@@ -141,12 +151,12 @@ void pmpi_type_set_name_(const MPI_Fint* datatype, const char* name, MPI_Fint* i
 }
 #pragma weak mpi_type_set_name_ = pmpi_type_set_name_
 
-void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultlen,
-                         MPI_Fint* ierr, std::size_t name_length) {
+void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
+                         std::size_t name_length) {
     std::string text(MPI_MAX_OBJECT_NAME, '\0');
     int n = 0;
-    text_result(MPI_Type_get_name(*datatype, text.data(), &n), text, name, name_length,
-                resultlen, ierr);
+    text_result(MPI_Type_get_name(*datatype, text.data(), &n), text, name, name_length, resultlen,
+                ierr);
 }
 #pragma weak mpi_type_get_name_ = pmpi_type_get_name_
 
@@ -157,8 +167,8 @@ void pmpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MP
 }
 #pragma weak mpi_info_set_ = pmpi_info_set_
 
-void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuelen,
-                    char* value, MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length,
+void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuelen, char* value,
+                    MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length,
                     std::size_t value_length) {
     std::string text(static_cast<std::size_t>(std::max(*valuelen, 0)) + 1, '\0');
     *ierr = MPI_Info_get(*info, string_in(key, key_length).c_str(), *valuelen, text.data(), flag);
@@ -181,15 +191,14 @@ void pmpi_info_delete_(const MPI_Fint* info, const char* key, MPI_Fint* ierr,
 void pmpi_info_get_nthkey_(const MPI_Fint* info, const MPI_Fint* n, char* key, MPI_Fint* ierr,
                            std::size_t key_length) {
     std::string text(MPI_MAX_INFO_KEY + 1, '\0');
-    text_result(MPI_Info_get_nthkey(*info, *n, text.data()), text, key, key_length, nullptr,
-                ierr);
+    text_result(MPI_Info_get_nthkey(*info, *n, text.data()), text, key, key_length, nullptr, ierr);
 }
 #pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
 
 // ---- 1-based indices ---------------------------------------------------------------
 
-void pmpi_waitany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index,
-                   MPI_Fint* status, MPI_Fint* ierr) {
+void pmpi_waitany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
+                   MPI_Fint* ierr) {
     si::fortran::StatusArg status_c(status);
     *ierr = MPI_Waitany(*count, requests, index, status_c.get());
     if (*ierr == MPI_SUCCESS) *index = to_fortran_index(*index);
