@@ -102,6 +102,13 @@ inline std::string string_in(const char* fortran, std::size_t length) {
     return std::string(fortran, length);
 }
 
+// An info key or value: MPI strips leading blanks too (MPI-3.1 section 9).
+inline std::string info_string_in(const char* fortran, std::size_t length) {
+    std::size_t start = 0;
+    while (start < length && fortran[start] == ' ') ++start;
+    return string_in(fortran + start, length - start);
+}
+
 // Copies a C string into a CHARACTER variable, blank-padded (cut if longer).
 inline void string_out(const char* c, char* fortran, std::size_t length) {
     const std::size_t n = std::min(std::strlen(c), length);

@@ -35,16 +35,14 @@ HANDWRITTEN = {
     "MPI_Type_set_name", "MPI_Type_get_name", "MPI_Info_set", "MPI_Info_get",
     "MPI_Info_get_valuelen", "MPI_Info_delete", "MPI_Info_get_nthkey",
     "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",
-    "MPI_Buffer_detach", "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr",
-    "MPI_Attr_put",
-}
-# No Fortran binding: keyval creation with callbacks (Fortran's callbacks take
-# every argument by reference and attribute values as integers), datatype
-# attributes, and the C-only conversion functions.
-LEFT_OUT = {
+    "MPI_Buffer_detach",
+    # attributes.cpp: values are integers, callbacks take them by reference
     "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create",
+    "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr", "MPI_Attr_put",
     "MPI_Type_set_attr", "MPI_Type_get_attr",
 }
+# No Fortran binding (beside the C-only MPI_*_f2c/c2f conversions).
+LEFT_OUT = set()
 
 HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info",
                 "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message"}
@@ -218,6 +216,11 @@ SENTINELS = """\
       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK
       INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF
       EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF
+!     The predefined attribute callbacks.
+      EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN
+      EXTERNAL MPI_COMM_DUP_FN, MPI_TYPE_NULL_COPY_FN
+      EXTERNAL MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN
+      EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN
 """
 
 

@@ -1,7 +1,7 @@
 // The Fortran entry points generate.py leaves to hand: those with CHARACTER
 // arguments (a hidden length each, after all others, and blank padding),
-// 1-based indices, function results, attribute values and MPI_Init's
-// missing arguments. Same convention as the generated ones: pmpi_x_ calls
+// 1-based indices, function results and MPI_Init's missing arguments
+// (attributes: attributes.cpp). Same convention as the generated ones: pmpi_x_ calls
 // MPI_x, mpi_x_ is its weak alias.
 #include <algorithm>
 #include <cstddef>
@@ -10,6 +10,7 @@
 
 #include "fortran/arguments.hpp"
 
+using si::fortran::info_string_in;
 using si::fortran::string_in;
 using si::fortran::string_out;
 
@@ -29,31 +30,6 @@ void text_result(int rc, const std::string& text, char* fortran, std::size_t len
 // A Fortran index is 1-based; MPI_UNDEFINED stays.
 MPI_Fint to_fortran_index(int index) {
     return index == MPI_UNDEFINED ? index : index + 1;
-}
-
-bool predefined_attribute(int keyval) {
-    switch (keyval) {
-        case MPI_TAG_UB:
-        case MPI_HOST:
-        case MPI_IO:
-        case MPI_WTIME_IS_GLOBAL:
-        case MPI_UNIVERSE_SIZE:
-        case MPI_APPNUM:
-        case MPI_LASTUSEDCODE:
-            return true;
-        default:
-            return false;
-    }
-}
-
-// A predefined attribute's value is an int the library points to; one set
-// from Fortran is the integer itself, stored in place of the pointer.
-template <typename Value>
-void attribute_out(int keyval, void* c_value, int found, Value* fortran) {
-    if (!found) return;
-    *fortran = predefined_attribute(keyval)
-                   ? static_cast<Value>(*static_cast<int*>(c_value))
-                   : static_cast<Value>(reinterpret_cast<MPI_Aint>(c_value));
 }
 
 }  // namespace
@@ -162,8 +138,8 @@ void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultl
 
 void pmpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierr,
                     std::size_t key_length, std::size_t value_length) {
-    *ierr = MPI_Info_set(*info, string_in(key, key_length).c_str(),
-                         string_in(value, value_length).c_str());
+    *ierr = MPI_Info_set(*info, info_string_in(key, key_length).c_str(),
+                         info_string_in(value, value_length).c_str());
 }
 #pragma weak mpi_info_set_ = pmpi_info_set_
 
@@ -171,20 +147,21 @@ void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* value
                     MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length,
                     std::size_t value_length) {
     std::string text(static_cast<std::size_t>(std::max(*valuelen, 0)) + 1, '\0');
-    *ierr = MPI_Info_get(*info, string_in(key, key_length).c_str(), *valuelen, text.data(), flag);
+    *ierr =
+        MPI_Info_get(*info, info_string_in(key, key_length).c_str(), *valuelen, text.data(), flag);
     if (*ierr == MPI_SUCCESS && *flag) string_out(text.c_str(), value, value_length);
 }
 #pragma weak mpi_info_get_ = pmpi_info_get_
 
 void pmpi_info_get_valuelen_(const MPI_Fint* info, const char* key, MPI_Fint* valuelen,
                              MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length) {
-    *ierr = MPI_Info_get_valuelen(*info, string_in(key, key_length).c_str(), valuelen, flag);
+    *ierr = MPI_Info_get_valuelen(*info, info_string_in(key, key_length).c_str(), valuelen, flag);
 }
 #pragma weak mpi_info_get_valuelen_ = pmpi_info_get_valuelen_
 
 void pmpi_info_delete_(const MPI_Fint* info, const char* key, MPI_Fint* ierr,
                        std::size_t key_length) {
-    *ierr = MPI_Info_delete(*info, string_in(key, key_length).c_str());
+    *ierr = MPI_Info_delete(*info, info_string_in(key, key_length).c_str());
 }
 #pragma weak mpi_info_delete_ = pmpi_info_delete_
 
@@ -231,7 +208,7 @@ void pmpi_testsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outco
 }
 #pragma weak mpi_testsome_ = pmpi_testsome_
 
-// ---- buffers and attributes --------------------------------------------------------
+// ---- buffers ---------------------------------------------------------------------
 
 // Fortran has no use for the detached buffer's address (it names the
 // buffer itself), so it is not written into the caller's argument.
@@ -240,34 +217,5 @@ void pmpi_buffer_detach_(void* /*buffer_addr*/, MPI_Fint* size, MPI_Fint* ierr) 
     *ierr = MPI_Buffer_detach(&address, size);
 }
 #pragma weak mpi_buffer_detach_ = pmpi_buffer_detach_
-
-void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval,
-                         const MPI_Aint* attribute_val, MPI_Fint* ierr) {
-    *ierr = MPI_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(*attribute_val));
-}
-#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
-
-void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* attribute_val,
-                         MPI_Fint* flag, MPI_Fint* ierr) {
-    void* value = nullptr;
-    *ierr = MPI_Comm_get_attr(*comm, *keyval, &value, flag);
-    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
-}
-#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
-
-// MPI-1's forms: the value is a default INTEGER.
-void pmpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* attribute_val,
-                    MPI_Fint* ierr) {
-    *ierr = MPI_Attr_put(*comm, *keyval, reinterpret_cast<void*>(MPI_Aint{*attribute_val}));
-}
-#pragma weak mpi_attr_put_ = pmpi_attr_put_
-
-void pmpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* attribute_val,
-                    MPI_Fint* flag, MPI_Fint* ierr) {
-    void* value = nullptr;
-    *ierr = MPI_Attr_get(*comm, *keyval, &value, flag);
-    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
-}
-#pragma weak mpi_attr_get_ = pmpi_attr_get_
 
 }  // extern "C"
