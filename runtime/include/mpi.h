@@ -637,6 +637,10 @@ SI_MPI_CALL(int, MPI_Graph_get,
 SI_MPI_CALL(int, MPI_Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
 SI_MPI_CALL(int, MPI_Graph_neighbors,
             (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+SI_MPI_CALL(int, MPI_Dist_graph_create,
+            (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+             const int destinations[], const int weights[], MPI_Info info, int reorder,
+             MPI_Comm *comm_dist_graph));
 SI_MPI_CALL(int, MPI_Dist_graph_create_adjacent,
             (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
              int outdegree, const int destinations[], const int destweights[], MPI_Info info,

@@ -30,11 +30,10 @@ int check_neighbors(Call& call, int count, const int* ranks, int size, const cha
     return MPI_SUCCESS;
 }
 
-// The weights of a distributed graph's edges: MPI_UNWEIGHTED, or
-// MPI_WEIGHTS_EMPTY / an array for zero edges, or an array.
+// The weights of a distributed graph's edges: MPI_UNWEIGHTED or an array;
+// with no edges anything goes (MPI_WEIGHTS_EMPTY, or NULL as MPICH accepts).
 int check_weights(Call& call, int count, const int* weights, const char* name) {
-    if (weights == MPI_UNWEIGHTED || (count == 0 && weights == MPI_WEIGHTS_EMPTY))
-        return MPI_SUCCESS;
+    if (weights == MPI_UNWEIGHTED || count == 0) return MPI_SUCCESS;
     if (int rc = call.not_null(weights, name)) return rc;
     for (int i = 0; i < count; ++i)
         if (weights[i] < 0)
@@ -174,6 +173,80 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     t.source_weights = weights_of(indegree, sourceweights);
     t.destination_weights = weights_of(outdegree, destweights);
     t.weighted = sourceweights != MPI_UNWEIGHTED;
+    if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, comm_dist_graph))
+        return rc;
+    attach_topology(*comm_dist_graph, std::move(t));
+    return MPI_SUCCESS;
+}
+
+// Each rank names some edges anywhere in the graph; an all-to-all takes
+// every edge to its two ends, as (end, neighbour, weight) triples, so that
+// each rank learns its own in- and out-edges, ordered by the rank that named
+// them and then as named.
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info,
+                           int reorder, MPI_Comm* comm_dist_graph) {
+    Call call("MPI_Dist_graph_create");
+    Communicator* c = nullptr;
+    if (int rc = start(call, comm_old, c)) return rc;
+    if (int rc = call.not_null(comm_dist_graph, "comm_dist_graph")) return rc;
+    if (int rc = check_neighbors(call, n, sources, c->size(), "sources")) return rc;
+    if (n > 0)
+        if (int rc = call.not_null(degrees, "degrees")) return rc;
+    int edges = 0;
+    for (int i = 0; i < n; ++i) {
+        if (degrees[i] < 0)
+            return call.fail(MPI_ERR_ARG, "degrees[{}] is {}; degrees are 0 or more", i,
+                             degrees[i]);
+        edges += degrees[i];
+    }
+    if (int rc = check_neighbors(call, edges, destinations, c->size(), "destinations"))
+        return rc;
+    if (int rc = check_weights(call, edges, weights, "weights")) return rc;
+
+    enum : int { kOutEdge, kInEdge };
+    const int size = c->size();
+    std::vector<std::vector<int>> outgoing(size);
+    for (int i = 0, edge = 0; i < n; ++i) {
+        for (int k = 0; k < degrees[i]; ++k, ++edge) {
+            const int weight = weights == MPI_UNWEIGHTED ? 0 : weights[edge];
+            const int from = sources[i], to = destinations[edge];
+            outgoing[from].insert(outgoing[from].end(), {kOutEdge, to, weight});
+            outgoing[to].insert(outgoing[to].end(), {kInEdge, from, weight});
+        }
+    }
+    std::vector<int> send_counts(size), send_displs(size), recv_counts(size), recv_displs(size);
+    std::vector<int> send;
+    send.reserve(1);  // a valid buffer even when this rank sends nothing
+    for (int r = 0; r < size; ++r) {
+        send_displs[r] = static_cast<int>(send.size());
+        send_counts[r] = static_cast<int>(outgoing[r].size());
+        send.insert(send.end(), outgoing[r].begin(), outgoing[r].end());
+    }
+    if (int rc = PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT,
+                               comm_old))
+        return rc;
+    int received = 0;
+    for (int r = 0; r < size; ++r) {
+        recv_displs[r] = received;
+        received += recv_counts[r];
+    }
+    std::vector<int> recv(std::max(received, 1));  // never a null buffer
+    if (int rc = PMPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_INT,
+                                recv.data(), recv_counts.data(), recv_displs.data(), MPI_INT,
+                                comm_old))
+        return rc;
+    Topology t;
+    t.kind = MPI_DIST_GRAPH;
+    // Decided by each rank, as MPICH does: anything but MPI_UNWEIGHTED
+    // (MPI_WEIGHTS_EMPTY or NULL with no edges too) makes the graph weighted.
+    t.weighted = weights != MPI_UNWEIGHTED;
+    for (int i = 0; i + 2 < received; i += 3) {
+        const bool out = recv[i] == kOutEdge;
+        (out ? t.destinations : t.sources).push_back(recv[i + 1]);
+        if (t.weighted) (out ? t.destination_weights : t.source_weights).push_back(recv[i + 2]);
+    }
     if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, comm_dist_graph))
         return rc;
     attach_topology(*comm_dist_graph, std::move(t));

@@ -4,7 +4,10 @@
  * Topo_test), MPI_Dist_graph_create_adjacent on a ring where every rank
  * sends to the next two ranks (with weights, queried back), and the
  * neighbourhood collectives on it: alltoall, allgather, allgatherv,
- * alltoallv and alltoallw (one block received into a strided datatype).
+ * alltoallv and alltoallw (one block received into a strided datatype);
+ * MPI_Dist_graph_create with every edge named by rank 0 (weighted) and with
+ * each rank naming its own edges (unweighted), checked through the queries
+ * and a neighbour allgather.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,11 +158,63 @@ static int ring(void) {
     return errs;
 }
 
+/* The weight of edge r -> r + 1 is r + 1, of r -> r + 3 it is 100 + r. */
+static int has(const int* list, int n, int wanted) {
+    for (int i = 0; i < n; ++i)
+        if (list[i] == wanted) return 1;
+    return 0;
+}
+
+static int general(int by_rank0) {
+    int errs = 0;
+    const int n = g_size;
+    int sources[64], degrees[64], dests[128], weights[128];
+    int count = 0, edges = 0;
+    for (int r = 0; r < n; ++r) {
+        if (by_rank0 ? g_rank != 0 : r != g_rank) continue;
+        sources[count] = r;
+        degrees[count++] = 2;
+        dests[edges] = (r + 1) % n;
+        weights[edges++] = r + 1;
+        dests[edges] = (r + 3) % n;
+        weights[edges++] = 100 + r;
+    }
+    MPI_Comm dist;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, count, sources, degrees, dests,
+                          by_rank0 ? (count ? weights : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED,
+                          MPI_INFO_NULL, 0, &dist);
+    int indegree = -1, outdegree = -1, weighted = -1;
+    MPI_Dist_graph_neighbors_count(dist, &indegree, &outdegree, &weighted);
+    errs += MT_CHECK(indegree == 2 && outdegree == 2 && weighted == by_rank0,
+                     "counts %d %d weighted %d", indegree, outdegree, weighted);
+    int in[2], inw[2], out[2], outw[2];
+    MPI_Dist_graph_neighbors(dist, 2, in, inw, 2, out, outw);
+    const int below1 = (g_rank - 1 + n) % n, below3 = ((g_rank - 3) % n + n) % n;
+    errs += MT_CHECK(has(in, 2, below1) && has(in, 2, below3), "in-neighbours %d %d", in[0], in[1]);
+    errs += MT_CHECK(has(out, 2, (g_rank + 1) % n) && has(out, 2, (g_rank + 3) % n),
+                     "out-neighbours %d %d", out[0], out[1]);
+    if (by_rank0 && n > 3) {
+        for (int k = 0; k < 2; ++k) {
+            errs += MT_EQ(inw[k], in[k] == below1 ? below1 + 1 : 100 + below3);
+            errs += MT_EQ(outw[k], out[k] == (g_rank + 1) % n ? g_rank + 1 : 100 + g_rank);
+        }
+    }
+    /* The allgather's blocks come in the order the query reports. */
+    int all[2] = {-1, -1};
+    MPI_Neighbor_allgather(&g_rank, 1, MPI_INT, all, 1, MPI_INT, dist);
+    if (n > 3) /* else one rank is both in-neighbours, and the order between them is free */
+        for (int k = 0; k < 2; ++k) errs += MT_EQ(all[k], in[k]);
+    MPI_Comm_free(&dist);
+    return errs;
+}
+
 int main(int argc, char** argv) {
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     int errs = complete_graph();
     errs += ring();
+    errs += general(1);
+    errs += general(0);
     return mtest_finish(errs);
 }
