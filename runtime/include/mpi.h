@@ -182,11 +182,17 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_COMBINER_INDEXED_BLOCK 10
 #define MPI_COMBINER_STRUCT 12
 #define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
 /* MPI_Type_create_subarray's array orders (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+/* MPI_Type_create_darray's distributions (MPICH's values). */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 #define MPI_KEYVAL_INVALID 0x2c000000
 /* The predefined attribute callbacks: the NULL ones copy nothing and do
  * nothing on delete; the DUP ones copy the attribute value. */
@@ -540,6 +546,11 @@ SI_MPI_CALL(int, MPI_Type_create_subarray, (int ndims, const int array_of_sizes[
                                             const int array_of_subsizes[],
                                             const int array_of_starts[], int order,
                                             MPI_Datatype oldtype, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_create_darray,
+            (int size, int rank, int ndims, const int array_of_gsizes[],
+             const int array_of_distribs[], const int array_of_dargs[],
+             const int array_of_psizes[], int order, MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
 SI_MPI_CALL(int, MPI_Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                            MPI_Datatype *newtype));
 SI_MPI_CALL(int, MPI_Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));

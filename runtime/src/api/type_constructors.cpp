@@ -54,6 +54,120 @@ void record(MPI_Datatype newtype, int combiner, std::vector<int> integers,
     (void)datatype::set_envelope(newtype, std::move(envelope));
 }
 
+// A run of consecutive indices along one dimension of an array.
+struct IndexRun {
+    int start;
+    int length;
+};
+
+// The type of the elements of an array (sizes[d] along dimension d, in C or
+// Fortran order) whose index along each dimension d falls in owned[d]:
+// subarrays and distributed arrays. It spans the whole array (lb 0, the
+// array's extent), so that consecutive ones tile a sequence of arrays.
+int build_array(Call& call, int ndims, const int* sizes,
+                const std::vector<std::vector<IndexRun>>& owned, int order, MPI_Datatype oldtype,
+                const datatype::Type& old, const std::string& name, int combiner,
+                std::vector<int> integers, MPI_Datatype* newtype) {
+    // Dimensions from the fastest varying; each run of the fastest is a piece.
+    std::vector<int> dims(static_cast<std::size_t>(ndims));
+    for (int k = 0; k < ndims; ++k)
+        dims[static_cast<std::size_t>(k)] = order == MPI_ORDER_C ? ndims - 1 - k : k;
+    const auto extent = static_cast<MPI_Aint>(old.extent);
+    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
+    MPI_Aint total = 1;
+    for (int k = 0; k < ndims; ++k) {
+        stride[static_cast<std::size_t>(k)] = total * extent;
+        total *= sizes[dims[static_cast<std::size_t>(k)]];
+    }
+    // Every index of the slower dimensions, odometer style; the fastest
+    // contributes its runs.
+    std::vector<std::vector<int>> indices(static_cast<std::size_t>(ndims));
+    for (int k = 1; k < ndims; ++k)
+        for (const IndexRun& run :
+             owned[static_cast<std::size_t>(dims[static_cast<std::size_t>(k)])])
+            for (int i = 0; i < run.length; ++i)
+                indices[static_cast<std::size_t>(k)].push_back(run.start + i);
+    bool empty = false;
+    for (int k = 0; k < ndims; ++k)
+        empty = empty || owned[static_cast<std::size_t>(dims[static_cast<std::size_t>(k)])].empty();
+    std::vector<Piece> pieces;
+    std::vector<std::size_t> position(static_cast<std::size_t>(ndims), 0);
+    while (!empty) {
+        MPI_Aint offset = 0;
+        for (int k = 1; k < ndims; ++k)
+            offset += indices[static_cast<std::size_t>(k)][position[static_cast<std::size_t>(k)]] *
+                      stride[static_cast<std::size_t>(k)];
+        for (const IndexRun& run : owned[static_cast<std::size_t>(dims[0])])
+            pieces.push_back(Piece{oldtype, offset + run.start * stride[0],
+                                   static_cast<std::size_t>(run.length)});
+        int k = 1;
+        for (; k < ndims; ++k) {
+            auto& p = position[static_cast<std::size_t>(k)];
+            if (++p < indices[static_cast<std::size_t>(k)].size()) break;
+            p = 0;
+        }
+        if (k == ndims) break;
+    }
+    MPI_Datatype inner = MPI_DATATYPE_NULL;
+    if (int rc = build(call, pieces, false, name, &inner)) return rc;
+    const int error_class =
+        datatype::create_resized(inner, 0, static_cast<std::size_t>(total * extent), *newtype);
+    (void)datatype::free_type(inner);
+    if (error_class != MPI_SUCCESS)
+        return call.fail(error_class, "cannot build {}: too many derived datatypes exist", name);
+    record(*newtype, combiner, std::move(integers), {}, {oldtype});
+    return MPI_SUCCESS;
+}
+
+// The indices along one dimension of a distributed array that the process
+// at `coord` of `processes` owns (MPI-3.1 section 4.1.4).
+int distribute(Call& call, int d, int gsize, int distrib, int darg, int processes, int coord,
+               std::vector<IndexRun>& runs) {
+    if (gsize < 1 || processes < 1)
+        return call.fail(MPI_ERR_ARG, "dimension {}: gsize {} and psize {} must be 1 or more", d,
+                         gsize, processes);
+    switch (distrib) {
+        case MPI_DISTRIBUTE_NONE:
+            if (processes != 1)
+                return call.fail(MPI_ERR_ARG,
+                                 "dimension {} is MPI_DISTRIBUTE_NONE over {} processes; it "
+                                 "needs psize 1",
+                                 d, processes);
+            runs.push_back({0, gsize});
+            return MPI_SUCCESS;
+        case MPI_DISTRIBUTE_BLOCK: {
+            const int block =
+                darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + processes - 1) / processes : darg;
+            if (block < 1 || static_cast<long long>(block) * processes < gsize)
+                return call.fail(MPI_ERR_ARG,
+                                 "dimension {}: a block of {} over {} processes does not cover "
+                                 "{} elements",
+                                 d, block, processes, gsize);
+            const long long start = static_cast<long long>(block) * coord;
+            if (start < gsize)
+                runs.push_back({static_cast<int>(start),
+                                static_cast<int>(std::min<long long>(block, gsize - start))});
+            return MPI_SUCCESS;
+        }
+        case MPI_DISTRIBUTE_CYCLIC: {
+            const int block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+            if (block < 1)
+                return call.fail(MPI_ERR_ARG, "dimension {}: cyclic block {}; it must be 1 or more",
+                                 d, block);
+            for (long long start = static_cast<long long>(block) * coord; start < gsize;
+                 start += static_cast<long long>(block) * processes)
+                runs.push_back({static_cast<int>(start),
+                                static_cast<int>(std::min<long long>(block, gsize - start))});
+            return MPI_SUCCESS;
+        }
+        default:
+            return call.fail(MPI_ERR_ARG,
+                             "array_of_distribs[{}] is {}; use MPI_DISTRIBUTE_BLOCK, "
+                             "MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE",
+                             d, distrib);
+    }
+}
+
 // count blocks of blocklength items, block i starting at i * stride_bytes.
 std::vector<Piece> strided(int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype old) {
     std::vector<Piece> pieces(static_cast<std::size_t>(count));
@@ -260,52 +374,59 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
                              d, size, sub, start);
     }
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
-    // Dimensions from the fastest varying; each run is a row of the fastest.
-    std::vector<int> dims(static_cast<std::size_t>(ndims));
+    std::vector<std::vector<IndexRun>> owned(static_cast<std::size_t>(ndims));
     for (int d = 0; d < ndims; ++d)
-        dims[static_cast<std::size_t>(d)] = order == MPI_ORDER_C ? ndims - 1 - d : d;
-    const auto extent = static_cast<MPI_Aint>(old->extent);
-    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
-    MPI_Aint total = 1;
-    for (int k = 0; k < ndims; ++k) {
-        stride[static_cast<std::size_t>(k)] = total * extent;
-        total *= array_of_sizes[dims[static_cast<std::size_t>(k)]];
-    }
-    std::vector<Piece> pieces;
-    std::vector<int> index(static_cast<std::size_t>(ndims), 0);  // within the subarray
-    const auto row = static_cast<std::size_t>(array_of_subsizes[dims[0]]);
-    for (;;) {
-        MPI_Aint offset = 0;
-        for (int k = 0; k < ndims; ++k) {
-            const int d = dims[static_cast<std::size_t>(k)];
-            offset += (array_of_starts[d] + index[static_cast<std::size_t>(k)]) *
-                      stride[static_cast<std::size_t>(k)];
-        }
-        pieces.push_back(Piece{oldtype, offset, row});
-        int k = 1;
-        for (; k < ndims; ++k) {
-            if (++index[static_cast<std::size_t>(k)] <
-                array_of_subsizes[dims[static_cast<std::size_t>(k)]])
-                break;
-            index[static_cast<std::size_t>(k)] = 0;
-        }
-        if (k == ndims) break;
-    }
-    // The subarray type spans the whole array: lb 0, extent of all of it.
-    MPI_Datatype inner = MPI_DATATYPE_NULL;
-    const std::string name = fmt::format("subarray({} dims of {})", ndims, old->name);
-    if (int rc = build(call, pieces, false, name, &inner)) return rc;
-    const int error_class =
-        si::datatype::create_resized(inner, 0, static_cast<std::size_t>(total * extent), *newtype);
-    (void)si::datatype::free_type(inner);
-    if (error_class != MPI_SUCCESS)
-        return call.fail(error_class, "cannot build {}: too many derived datatypes exist", name);
+        owned[static_cast<std::size_t>(d)] = {{array_of_starts[d], array_of_subsizes[d]}};
     std::vector<int> integers{ndims};
     for (const int* array : {array_of_sizes, array_of_subsizes, array_of_starts})
         integers.insert(integers.end(), array, array + ndims);
     integers.push_back(order);
-    record(*newtype, MPI_COMBINER_SUBARRAY, std::move(integers), {}, {oldtype});
-    return MPI_SUCCESS;
+    return build_array(call, ndims, array_of_sizes, owned, order, oldtype, *old,
+                       fmt::format("subarray({} dims of {})", ndims, old->name),
+                       MPI_COMBINER_SUBARRAY, std::move(integers), newtype);
+}
+
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+    Call call("MPI_Type_create_darray");
+    const si::datatype::Type* old = nullptr;
+    if (ndims <= 0) return call.fail(MPI_ERR_ARG, "ndims is {}; it must be 1 or more", ndims);
+    for (const auto& [array, name] : {std::pair{array_of_gsizes, "array_of_gsizes"},
+                                      {array_of_distribs, "array_of_distribs"},
+                                      {array_of_dargs, "array_of_dargs"},
+                                      {array_of_psizes, "array_of_psizes"}})
+        if (int rc = call.not_null(array, name)) return rc;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return call.fail(MPI_ERR_ARG, "order is {}; use MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    long long processes = 1;
+    for (int d = 0; d < ndims; ++d) processes *= array_of_psizes[d];
+    if (size < 1 || processes != size || rank < 0 || rank >= size)
+        return call.fail(MPI_ERR_ARG,
+                         "size {}, rank {}: the process grid must have size processes "
+                         "(its product is {}) and 0 <= rank < size",
+                         size, rank, processes);
+    if (int rc = old_type(call, oldtype, old, newtype)) return rc;
+    // The process grid is row-major whatever the array's order.
+    std::vector<std::vector<IndexRun>> owned(static_cast<std::size_t>(ndims));
+    for (int d = ndims - 1, rest = rank; d >= 0; --d) {
+        const int coord = rest % array_of_psizes[d];
+        rest /= array_of_psizes[d];
+        if (int rc =
+                distribute(call, d, array_of_gsizes[d], array_of_distribs[d], array_of_dargs[d],
+                           array_of_psizes[d], coord, owned[static_cast<std::size_t>(d)]))
+            return rc;
+    }
+    std::vector<int> integers{size, rank, ndims};
+    for (const int* array : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes})
+        integers.insert(integers.end(), array, array + ndims);
+    integers.push_back(order);
+    return build_array(
+        call, ndims, array_of_gsizes, owned, order, oldtype, *old,
+        fmt::format("darray({} dims of {}, rank {} of {})", ndims, old->name, rank, size),
+        MPI_COMBINER_DARRAY, std::move(integers), newtype);
 }
 
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
