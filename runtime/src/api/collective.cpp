@@ -2,7 +2,10 @@
 // argument checks (MPI_IN_PLACE only where the standard allows it, root-only
 // arguments checked at the root only), then the collective layer, whose
 // errors are reported with its description. The collectives that move one
-// block per rank are in collective_blocks.cpp.
+// block per rank are in collective_blocks.cpp. On an intercommunicator the
+// same code runs the layer's intercommunicator algorithms (run_collective),
+// where MPI_IN_PLACE is refused, except for the rooted calls, whose roots
+// mean something else there (intercomm_collective.cpp).
 #include <climits>
 #include <optional>
 #include <span>
@@ -27,7 +30,7 @@ int prefix_reduction(const char* function, const void* sendbuf, void* recvbuf, i
     Communicator* c = nullptr;
     const si::datatype::Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
-    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = start_intra_collective(call, comm, c)) return rc;
     if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
         return rc;
     if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
@@ -51,6 +54,7 @@ int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvb
     for (const int count : counts) total += items(count);
     if (total > static_cast<std::size_t>(INT_MAX))
         return call.fail(MPI_ERR_COUNT, "the counts add up to {}, more than INT_MAX", total);
+    if (int rc = refuse_in_place_inter(call, c, sendbuf, "sendbuf")) return rc;
     const si::datatype::Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
     if (int rc = reduce_arguments(call, sendbuf, recvbuf, static_cast<int>(total), datatype, op,
@@ -63,8 +67,9 @@ int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvb
     if (int rc = call.buffer(recvbuf, static_cast<int>(mine), "recvbuf")) return rc;
     Incoming room(recvbuf, mine, *type);
     std::string detail;
-    const int rc = si::coll::reduce_scatter(collective_context(c, &detail), input.data(),
-                                            room.data(), counts, *type, *reduction);
+    const int rc = run_collective(c, detail, [&](const auto& ctx) {
+        return si::coll::reduce_scatter(ctx, input.data(), room.data(), counts, *type, *reduction);
+    });
     room.unpack(room.capacity());
     return finish_collective(call, rc, detail);
 }
@@ -83,7 +88,8 @@ int PMPI_Barrier(MPI_Comm comm) {
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
     std::string detail;
-    return finish_collective(call, coll::barrier(collective_context(*c, &detail)), detail);
+    const int rc = run_collective(*c, detail, [](const auto& ctx) { return coll::barrier(ctx); });
+    return finish_collective(call, rc, detail);
 }
 
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -92,6 +98,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     Communicator* c = nullptr;
     const Type* type = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter()) return inter_bcast(call, *c, buffer, count, datatype, root);
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
@@ -112,6 +119,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     const Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter()) return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root);
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     if (!is_root)
@@ -141,6 +149,7 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     const Type* type = nullptr;
     const si::datatype::Op* reduction = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
         return rc;
     if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
@@ -149,9 +158,10 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                            in_place(sendbuf) ? 0 : items(count), *type);
     Incoming room(recvbuf, items(count), *type, in_place(sendbuf));
     std::string detail;
-    const int rc = coll::allreduce(collective_context(*c, &detail),
-                                   data_or_in_place(message, sendbuf), room.data(), count, *type,
-                                   *reduction);
+    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
+        return coll::allreduce(ctx, data_or_in_place(message, sendbuf), room.data(), count, *type,
+                               *reduction);
+    });
     room.unpack(room.capacity());
     return finish_collective(call, rc, detail);
 }

@@ -6,12 +6,24 @@ namespace si::api {
 
 int start_collective(Call& call, MPI_Comm comm, Communicator*& c) {
     if (int rc = call.initialized()) return rc;
+    return call.communicator(comm, c);
+}
+
+int start_intra_collective(Call& call, MPI_Comm comm, Communicator*& c) {
+    if (int rc = call.initialized()) return rc;
     return call.intracommunicator(comm, c);
 }
 
+// MPI_ERR_BUFFER, as MPICH reports a misplaced MPI_IN_PLACE.
 int refuse_in_place(Call& call, const void* buffer, const char* argument, const char* where) {
     if (!in_place(buffer)) return MPI_SUCCESS;
     return call.fail(MPI_ERR_BUFFER, "{} is MPI_IN_PLACE, which is allowed {}", argument, where);
+}
+
+int refuse_in_place_inter(Call& call, const Communicator& c, const void* buffer,
+                          const char* argument) {
+    if (!c.inter()) return MPI_SUCCESS;
+    return refuse_in_place(call, buffer, argument, kNowhereOnInter);
 }
 
 int finish_collective(Call& call, int error_class, const std::string& detail) {

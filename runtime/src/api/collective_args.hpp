@@ -9,6 +9,7 @@
 
 #include "api/errors.hpp"
 #include "api/packing.hpp"
+#include "api/runtime.hpp"
 #include "mpi.h"
 
 namespace si::api {
@@ -23,9 +24,46 @@ inline std::size_t items(int count) {
 
 // MPI is initialized and comm is a valid communicator.
 int start_collective(Call& call, MPI_Comm comm, Communicator*& c);
+// The same, refusing an intercommunicator (the prefix reductions, which MPI
+// does not define there, and the neighbourhood collectives).
+int start_intra_collective(Call& call, MPI_Comm comm, Communicator*& c);
 
 // An error if buffer is MPI_IN_PLACE, which is allowed only `where`.
 int refuse_in_place(Call& call, const void* buffer, const char* argument, const char* where);
+// An error if c is an intercommunicator and buffer is MPI_IN_PLACE.
+int refuse_in_place_inter(Call& call, const Communicator& c, const void* buffer,
+                          const char* argument);
+inline constexpr const char* kNowhereOnInter = "nowhere on an intercommunicator";
+
+// Runs the collective layer's algorithm for c: `run`, a generic lambda, gets
+// the intracommunicator's context, or an intercommunicator's pair of them
+// (coll/intercomm.hpp overloads the algorithms for it); the description of
+// an error lands in `detail`.
+template <typename Run>
+int run_collective(const Communicator& c, std::string& detail, Run&& run) {
+    if (c.inter()) return run(inter_collective_context(c, &detail));
+    return run(collective_context(c, &detail));
+}
+
+// The rooted collectives on an intercommunicator (intercomm_collective.cpp),
+// called by the entry points with the call's arguments once comm is known to
+// be one; the others run their own code with run_collective.
+int inter_bcast(Call& call, const Communicator& c, void* buffer, int count, MPI_Datatype datatype,
+                int root);
+int inter_reduce(Call& call, const Communicator& c, const void* sendbuf, void* recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root);
+int inter_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root);
+int inter_gatherv(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root);
+int inter_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root);
+int inter_scatterv(Call& call, const Communicator& c, const void* sendbuf, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int root);
 
 // Turns the collective layer's result into the call's result.
 int finish_collective(Call& call, int error_class, const std::string& detail);

@@ -2,7 +2,8 @@
 // and alltoall, with equal blocks (packed once as one message of size * count
 // items) and with the per-rank counts, displacements and, for MPI_Alltoallw,
 // datatypes of the v and w forms (each block packed on its own, see
-// BlockBuffer).
+// BlockBuffer). On an intercommunicator the blocks are the remote group's
+// (Communicator::peers), and gather and scatter go to intercomm_collective.cpp.
 #include <optional>
 #include <vector>
 
@@ -56,9 +57,10 @@ int alltoall_blocks(Call& call, Communicator& c, const void* sendbuf,
     if (!in_place_send) outgoing.emplace(sendbuf, send, true);
     const BlockBuffer incoming(recvbuf, recv, in_place_send);
     std::string detail;
-    const int rc =
-        coll::alltoall(collective_context(c, &detail),
-                       in_place_send ? coll::Blocks{} : outgoing->blocks(), incoming.blocks());
+    const int rc = run_collective(c, detail, [&](const auto& ctx) {
+        return coll::alltoall(ctx, in_place_send ? coll::Blocks{} : outgoing->blocks(),
+                              incoming.blocks());
+    });
     incoming.unpack();
     return finish_collective(call, rc, detail);
 }
@@ -75,6 +77,9 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                            root);
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
@@ -115,6 +120,9 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     Communicator* c = nullptr;
     const Type* stype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return inter_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, root);
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     const bool skip_send = is_root && in_place(sendbuf);
@@ -147,6 +155,9 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return inter_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             root);
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
@@ -186,6 +197,9 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     Communicator* c = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return inter_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                              recvtype, root);
     if (int rc = call.root(*c, root)) return rc;
     const bool is_root = c->rank == root;
     const bool skip_receive = is_root && in_place(recvbuf);
@@ -218,17 +232,22 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
                                     recvtype, rtype))
         return rc;
     const bool skip_send = in_place(sendbuf);
     const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
                            skip_send ? *rtype : *stype);
-    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
+    // One block from every rank, or on an intercommunicator every remote rank.
+    Incoming room(recvbuf, items(recvcount) * items(c->peers()), *rtype, skip_send);
+    const std::vector<coll::Block> blocks =
+        coll::regular_blocks(room.data(), c->peers(), rtype->bytes(items(recvcount)));
     std::string detail;
-    const int rc = coll::allgather(
-        collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
-        coll::regular_blocks(room.data(), c->size(), rtype->bytes(items(recvcount))));
+    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
+        return coll::allgather(ctx, skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
+                               blocks);
+    });
     room.unpack(room.capacity());
     return finish_collective(call, rc, detail);
 }
@@ -241,22 +260,24 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     Communicator* c = nullptr;
     const Type* stype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     const bool skip_send = in_place(sendbuf);
     if (!skip_send)
         if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
                                   "sendtype"))
             return rc;
     std::vector<Layout> layout;
-    if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->size(), kRecvNames,
+    if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->peers(), kRecvNames,
                                layout))
         return rc;
     const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
                            skip_send ? *layout[0].type : *stype);
     const BlockBuffer room(recvbuf, layout, skip_send);
     std::string detail;
-    const int rc =
-        coll::allgather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
-                        message.bytes(), room.blocks());
+    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
+        return coll::allgather(ctx, skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
+                               room.blocks());
+    });
     room.unpack();
     return finish_collective(call, rc, detail);
 }
@@ -269,23 +290,25 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
                                     recvtype, rtype))
         return rc;
     const bool skip_send = in_place(sendbuf);
-    // Every rank's block, packed one after the other.
+    // Every (remote) rank's block, packed one after the other.
+    const int n = c->peers();
     const Outgoing message(skip_send ? nullptr : sendbuf,
-                           skip_send ? 0 : items(sendcount) * items(c->size()),
+                           skip_send ? 0 : items(sendcount) * items(n),
                            skip_send ? *rtype : *stype);
-    Incoming room(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
+    Incoming room(recvbuf, items(recvcount) * items(n), *rtype, skip_send);
     std::vector<coll::Block> send_blocks;
     if (!skip_send)
-        send_blocks =
-            coll::regular_blocks(message.data(), c->size(), stype->bytes(items(sendcount)));
+        send_blocks = coll::regular_blocks(message.data(), n, stype->bytes(items(sendcount)));
+    const std::vector<coll::Block> recv_blocks =
+        coll::regular_blocks(room.data(), n, rtype->bytes(items(recvcount)));
     std::string detail;
-    const int rc = coll::alltoall(
-        collective_context(*c, &detail), send_blocks,
-        coll::regular_blocks(room.data(), c->size(), rtype->bytes(items(recvcount))));
+    const int rc = run_collective(
+        *c, detail, [&](const auto& ctx) { return coll::alltoall(ctx, send_blocks, recv_blocks); });
     room.unpack(room.capacity());
     return finish_collective(call, rc, detail);
 }
@@ -297,13 +320,14 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     Call call("MPI_Alltoallv");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     std::vector<Layout> send;
     std::vector<Layout> recv;
     if (!in_place(sendbuf))
-        if (int rc = vector_layout(call, sendbuf, sendcounts, sdispls, sendtype, c->size(),
+        if (int rc = vector_layout(call, sendbuf, sendcounts, sdispls, sendtype, c->peers(),
                                    kSendNamesAll, send))
             return rc;
-    if (int rc = vector_layout(call, recvbuf, recvcounts, rdispls, recvtype, c->size(),
+    if (int rc = vector_layout(call, recvbuf, recvcounts, rdispls, recvtype, c->peers(),
                                kRecvNamesAll, recv))
         return rc;
     return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
@@ -316,14 +340,15 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     Call call("MPI_Alltoallw");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
     std::vector<Layout> send;
     std::vector<Layout> recv;
     if (!in_place(sendbuf))
-        if (int rc = w_layout(call, sendbuf, sendcounts, sdispls, sendtypes, c->size(), kSendNamesW,
-                              send))
+        if (int rc = w_layout(call, sendbuf, sendcounts, sdispls, sendtypes, c->peers(),
+                              kSendNamesW, send))
             return rc;
     if (int rc =
-            w_layout(call, recvbuf, recvcounts, rdispls, recvtypes, c->size(), kRecvNamesW, recv))
+            w_layout(call, recvbuf, recvcounts, rdispls, recvtypes, c->peers(), kRecvNamesW, recv))
         return rc;
     return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
 }

@@ -208,9 +208,7 @@ int Call::communicator(MPI_Comm handle, Communicator*& out) {
 int Call::intracommunicator(MPI_Comm handle, Communicator*& out) {
     if (int rc = communicator(handle, out)) return rc;
     if (!out->inter()) return MPI_SUCCESS;
-    return fail(MPI_ERR_COMM,
-                "{} is an intercommunicator; this call needs an intracommunicator (collectives, "
-                "topologies and splits of intercommunicators are not implemented)",
+    return fail(MPI_ERR_COMM, "{} is an intercommunicator, which this call does not accept",
                 describe_comm(*out));
 }
 

@@ -4,7 +4,8 @@
 // groups at once (merging, duplicating) goes through the two leaders, rank 0
 // of each group, which trade on the intercommunicator's collective contexts
 // and pass the result on within their group. Collectives on
-// intercommunicators are not implemented (Call::intracommunicator refuses).
+// intercommunicators: coll/intercomm.hpp, with the rooted ones' entry points
+// in intercomm_collective.cpp.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -18,17 +19,14 @@ namespace si::api {
 
 namespace {
 
-// Tag ranges on an intercommunicator's collective contexts: one group's own
-// collectives, and the leaders' exchanges.
-constexpr int kLocalTagBase = coll::kFirstFreeTag;
+// Tag on an intercommunicator's collective contexts of the leaders'
+// exchanges, above the collectives' own (coll/intercomm.hpp).
 constexpr int kLeaderTag = 2 * coll::kFirstFreeTag;
 
 // Collectives among the local group: on the context only this group
 // receives on, numbered as the local group.
-coll::Context local_context(const Communicator& inter, std::string* detail = nullptr) {
-    return coll::Context{*Runtime::get()->engine,
-                         p2p::CommRef{inter.coll_context(), inter.rank, inter.world_of},
-                         inter.coll_context(), detail, kLocalTagBase};
+coll::Context local_context(const Communicator& inter) {
+    return inter_collective_context(inter).local;
 }
 
 // The leaders trade `bytes` bytes; then every member of a group has what

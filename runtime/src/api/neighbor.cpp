@@ -17,7 +17,7 @@ using Layout = BlockBuffer::Layout;
 namespace {
 
 int start(Call& call, MPI_Comm comm, Communicator*& c, Neighborhood& n) {
-    if (int rc = start_collective(call, comm, c)) return rc;
+    if (int rc = start_intra_collective(call, comm, c)) return rc;
     const Topology* t = nullptr;
     if (int rc = topology_of(call, *c, MPI_UNDEFINED, t)) return rc;
     n = neighborhood(*t, c->rank);

@@ -12,6 +12,7 @@
 #include "base/config.hpp"
 #include "bootstrap/bootstrap.hpp"
 #include "coll/collectives.hpp"
+#include "coll/intercomm.hpp"
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
@@ -62,6 +63,18 @@ private:
 // error's description.
 inline coll::Context collective_context(const Communicator& comm, std::string* detail = nullptr) {
     return coll::Context{*Runtime::get()->engine, comm.ref(), comm.coll_context(), detail};
+}
+
+// The same for an intercommunicator: the other group, reached on its
+// collective context, and this group among itself (coll/intercomm.hpp).
+inline coll::InterContext inter_collective_context(const Communicator& inter,
+                                                   std::string* detail = nullptr) {
+    p2p::Engine& engine = *Runtime::get()->engine;
+    return coll::InterContext{
+        coll::Context{engine, inter.ref(), inter.coll_context(), detail, 0,
+                      inter.send_coll_context()},
+        coll::Context{engine, p2p::CommRef{inter.coll_context(), inter.rank, inter.world_of},
+                      inter.coll_context(), detail, coll::kLocalTagBase}};
 }
 
 // Ends the whole job: asks the process manager to kill every rank, then exits.

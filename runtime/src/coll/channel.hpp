@@ -40,7 +40,8 @@ class Channel {
 
     // `label` is added to the tag (neighbourhood collectives).
     p2p::Request* isend(const void* buffer, std::size_t bytes, int dest, int label = 0) {
-        return ctx_.engine.isend(buffer, bytes, dest, tag_ + label, ctx_.comm, ctx_.context,
+        return ctx_.engine.isend(buffer, bytes, dest, tag_ + label, ctx_.comm,
+                                 ctx_.send_context.value_or(ctx_.context),
                                  p2p::SendMode::standard);
     }
     p2p::Request* irecv(void* buffer, std::size_t bytes, int source, int label = 0) {

@@ -25,11 +25,13 @@
 // pairwise-exchange alltoall; every neighbour at once for the neighbourhood
 // collectives; reduce-scatter as reduce then scatter;
 // recursive-doubling scan. At most kMaxOutstanding requests are in flight
-// per call, and temporaries come from one allocation per call.
+// per call, and temporaries come from one allocation per call. The versions
+// for intercommunicators are in intercomm.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +55,10 @@ struct Context {
     // communicator's own collectives (MPI_Comm_create_group, which only part
     // of a communicator runs) uses a range above theirs.
     int tag_base = 0;
+    // Between the two groups of an intercommunicator (intercomm.hpp): the
+    // context the other group receives on, which sends go out on; comm then
+    // numbers the other group's ranks. Unset, sends use `context` too.
+    std::optional<std::uint16_t> send_context = std::nullopt;
 };
 
 // The collectives' own tags stay below this; tag bases are multiples of it.

@@ -108,8 +108,6 @@ int main(int argc, char** argv) {
 #ifdef SI_MPI
     MPI_Comm_rank(merged, &rank);
     errs += MT_EQ(rank, color == 0 ? g_rank / 2 : evens + g_rank / 2);
-    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    errs += MT_CLASS(MPI_Barrier(inter), MPI_ERR_COMM); /* not implemented here */
 #endif
     MPI_Comm_free(&merged);
 
