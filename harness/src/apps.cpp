@@ -65,9 +65,10 @@ std::vector<AppResult> app_results(const std::vector<Row>& rows) {
     };
     std::map<Key, std::map<int, Sample>, decltype(&key_less)> by_key(&key_less);
     for (const auto& row : rows) {
-        if (row.suite != kApplicationSuite) continue;
+        if (!is_application_suite(row.suite)) continue;
         const bool time = row.metric == "time_max";
-        const bool mops = row.metric == "mops_median";
+        // NPB prints one Mop/s for the job; apps/nas-sp the median over its ranks.
+        const bool mops = row.metric == "mops_median" || row.metric == "mops_total";
         if (!time && !mops) continue;
         Sample& sample =
             by_key[{row.study, row.benchmark, row.ranks, row.config}][round_of(row.run)];
@@ -138,9 +139,19 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
                 ranks.insert(r.ranks);
             }
         Figure figure;
-        figure.name = first.benchmark.find('.') == std::string::npos
-                          ? first.study
-                          : fmt::format("{}-{}", first.study, class_of(first.benchmark));
+        // <study>-<class>; a study of several applications in one class (an NPB
+        // suite study: sp.S, cg.S) names the application too.
+        std::set<std::string> same_class;
+        for (const auto& r : results)
+            if (r.study == first.study && class_of(r.benchmark) == class_of(first.benchmark))
+                same_class.insert(r.benchmark);
+        const std::string app = first.benchmark.substr(0, first.benchmark.find('.'));
+        if (first.benchmark.find('.') == std::string::npos)
+            figure.name = first.study;
+        else if (same_class.size() > 1)
+            figure.name = fmt::format("{}-{}-{}", first.study, app, class_of(first.benchmark));
+        else
+            figure.name = fmt::format("{}-{}", first.study, class_of(first.benchmark));
         figure.ylabel = "time of the timed steps (s), slowest rank";
         std::map<std::string, Series, decltype(&config_name_less)> series(&config_name_less);
         for (const auto* r : mine) {
@@ -171,24 +182,27 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
 
 std::string format_app_summary(const std::vector<AppResult>& results) {
     if (results.empty()) return "";
-    std::size_t study_width = 5, config_width = 6;
+    // app: "sp.W", the application and its class (an NPB study holds several).
+    std::size_t study_width = 5, app_width = 5, config_width = 6;
     bool rounds = false;
     for (const auto& r : results) {
         study_width = std::max(study_width, r.study.size());
+        app_width = std::max(app_width, r.benchmark.size());
         config_width = std::max(config_width, r.config.size());
         rounds = rounds || r.rounds > 1;
     }
-    std::string text = fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>7} {:>13} {:>10} {:>9} {:>13}\n",
-                                   "study", study_width, "class", "ranks", "config", config_width,
-                                   "time s", "min..max", "Mop/s", "speed-up", "min..max");
+    std::string text = fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7} {:>13} {:>10} {:>9} {:>13}\n",
+                                   "study", study_width, "app", app_width, "ranks", "config",
+                                   config_width, "time s", "min..max", "Mop/s", "speed-up",
+                                   "min..max");
     for (const auto& r : results) {
         const std::string time_range =
             r.rounds > 1 ? fmt::format("{:.3f}..{:.3f}", r.seconds_min, r.seconds_max) : "-";
         const std::string speedup_range =
             r.speedup_min ? fmt::format("{:.2f}..{:.2f}", *r.speedup_min, *r.speedup_max) : "-";
         text +=
-            fmt::format("{:<{}} {:>5} {:>6} {:<{}} {:>7.3f} {:>13} {:>10} {:>9} {:>13}\n", r.study,
-                        study_width, class_of(r.benchmark), r.ranks, r.config, config_width,
+            fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7.3f} {:>13} {:>10} {:>9} {:>13}\n", r.study,
+                        study_width, r.benchmark, app_width, r.ranks, r.config, config_width,
                         r.seconds, time_range, r.mops ? fmt::format("{:.1f}", *r.mops) : "-",
                         r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-", speedup_range);
     }

@@ -76,7 +76,7 @@ std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir) 
     return (std::filesystem::path(bin_dir) / name).string();
 }
 
-std::string missing_reason(const PlannedRun& run, const LaunchSite& site) {
+std::string launcher_missing(const PlannedRun& run, const LaunchSite& site) {
     namespace fs = std::filesystem;
     switch (run.config.runtime) {
         case Runtime::simpi:
@@ -93,18 +93,29 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site) {
                 return "Open MPI not installed (mpirun.openmpi not found in PATH)";
             break;
     }
+    return "";
+}
+
+std::string missing_reason(const PlannedRun& run, const LaunchSite& site) {
+    namespace fs = std::filesystem;
+    if (std::string why = launcher_missing(run, site); !why.empty()) return why;
     const std::string binary = benchmark_binary(run, site.bin_dir);
     if (!fs::exists(binary)) return fmt::format("benchmark not built: {}", binary);
     return "";
 }
 
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path) {
+    return launch_command(run, site,
+                          program_argv(run, benchmark_binary(run, site.bin_dir), csv_path));
+}
+
+Command launch_command(const PlannedRun& run, const LaunchSite& site,
+                       const std::vector<std::string>& program) {
     Command command;
     command.env = run.env;
     const auto progression = config_env(run.config);
     command.env.insert(command.env.end(), progression.begin(), progression.end());
     const std::string ranks = std::to_string(run.ranks());
-    const auto program = program_argv(run, benchmark_binary(run, site.bin_dir), csv_path);
     switch (run.config.runtime) {
         case Runtime::simpi: {
             // An application's job is one node.

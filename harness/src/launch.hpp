@@ -33,6 +33,10 @@ std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir);
 // Why the run cannot start here (binary not built, launcher missing), or "".
 std::string missing_reason(const PlannedRun& run, const LaunchSite& site);
 
+// The launcher part of that: sirun not built, mpiexec.hydra or mpirun.openmpi not
+// installed; "" when the run's launcher is there.
+std::string launcher_missing(const PlannedRun& run, const LaunchSite& site);
+
 // The command for one host. simpi: SI_PROGRESS, SI_HELPERS (smart) and SI_NODE_SIZE =
 // pairs, so that rank i and its partner i + pairs sit on two simulated nodes; sirun's
 // own --timeout ends a hung job a little before sibench would (launcher "hydra":
@@ -40,6 +44,11 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site);
 // async adding MPIR_CVAR_ASYNC_PROGRESS=1 and SI_BENCH_THREAD_MULTIPLE=1 (MPICH
 // starts its progress thread only at MPI_THREAD_MULTIPLE).
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path);
+
+// The same launcher and environment around another program (a suite's benchmark and
+// its options).
+Command launch_command(const PlannedRun& run, const LaunchSite& site,
+                       const std::vector<std::string>& program);
 
 // The same run under Slurm: `ranks` ranks on `nodes` nodes, at most `ranks_per_node`
 // on each (srun --mpi=pmi2 for simpi and MPICH, pmix for Open MPI). No SI_NODE_SIZE:

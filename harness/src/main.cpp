@@ -1,7 +1,9 @@
 // sibench: runs the benchmark matrices of a profile, draws the figures, compares
 // results against a reference, writes Slurm sweeps. See harness/README.md.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -10,10 +12,12 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "machine.hpp"
+#include "process.hpp"
 #include "profile.hpp"
 #include "results.hpp"
 #include "run.hpp"
 #include "sbatch.hpp"
+#include "suites/suite_runs.hpp"
 #include "trace.hpp"
 
 namespace {
@@ -58,6 +62,74 @@ int compare_command(const std::string& reference, const std::string& current,
     return status;
 }
 
+// `--source osu=DIR,npb=DIR` as a map; throws std::invalid_argument naming a bad entry.
+std::map<std::string, std::string> parse_sources(const std::vector<std::string>& entries) {
+    std::map<std::string, std::string> sources;
+    for (const auto& entry : entries) {
+        const auto equals = entry.find('=');
+        if (equals == std::string::npos || equals == 0 || equals + 1 == entry.size())
+            throw std::invalid_argument(
+                fmt::format("--source: '{}' is not SUITE=DIR (suites: {})", entry, kSuiteNames));
+        const std::string suite = entry.substr(0, equals);
+        parse_suite_kind(suite);
+        sources[suite] = entry.substr(equals + 1);
+    }
+    return sources;
+}
+
+struct SuiteBuildOptions {
+    std::string suite, source, build_dir = "build", out_dir = "results", work_dir;
+    std::vector<std::string> libraries = {"simpi", "mpich", "openmpi"};
+    std::vector<std::string> benchmarks;
+    std::vector<int> ranks;
+    bool check = false, rebuild = false;
+};
+
+// `sibench suite build`: every library asked for, what built and what did not. Exit
+// status 0 when something built, 1 when nothing did.
+int suite_build_command(const SuiteBuildOptions& options) {
+    namespace fs = std::filesystem;
+    const SuiteKind kind = parse_suite_kind(options.suite);
+    const SuiteDriver& driver = suite_driver(kind);
+    const std::string source = fs::absolute(options.source).lexically_normal().string();
+    if (kind == SuiteKind::npb && (options.benchmarks.empty() || options.ranks.empty()))
+        throw std::invalid_argument(
+            "NPB builds one binary per benchmark and class (and with NPB 3.3 per process "
+            "count): give --benchmarks sp.S,cg.S and --ranks 4");
+    std::vector<std::string> targets;
+    for (const auto& benchmark : options.benchmarks) {
+        if (const std::string why = driver.check_benchmark(benchmark); !why.empty())
+            throw std::invalid_argument(fmt::format("--benchmarks: '{}': {}", benchmark, why));
+        for (int ranks : options.ranks.empty() ? std::vector<int>{2} : options.ranks) {
+            const std::string target = driver.target_of(source, benchmark, ranks);
+            if (std::find(targets.begin(), targets.end(), target) == targets.end())
+                targets.push_back(target);
+        }
+    }
+    if (kind == SuiteKind::imb) targets.clear();  // one program holds them all
+    const std::string bin_dir = (fs::path(options.build_dir) / "bin").string();
+    const std::string work =
+        fs::absolute(options.work_dir.empty() ? fs::path(options.out_dir) / "work"
+                                              : fs::path(options.work_dir))
+            .lexically_normal()
+            .string();
+    install_interrupt_handler();
+    int built = 0;
+    for (const auto& library : options.libraries) {
+        const Runtime runtime = library == "simpi"   ? Runtime::simpi
+                                : library == "mpich" ? Runtime::mpich
+                                                     : Runtime::openmpi;
+        const auto result = build_suite({kind, source, options.check, runtime, targets}, work,
+                                        fs::absolute(bin_dir).string(), options.rebuild);
+        for (const auto& target : result.targets) built += target.status == "built";
+        if (interrupted_by_user()) return 130;
+    }
+    std::cout << fmt::format("{} targets built in all; each work directory's build.csv lists "
+                             "its targets\n",
+                             built);
+    return built > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,6 +164,87 @@ int main(int argc, char** argv) {
                       "Exit 0 even when a configuration cannot run here (not installed, not "
                       "built): its runs are skipped and listed");
     run_cmd->add_flag("--no-plot", no_plot, "Skip figures and summary");
+    std::vector<std::string> run_sources;
+    run_cmd
+        ->add_option("--source", run_sources,
+                     "Third-party suites' sources, replacing the profile's: "
+                     "osu=DIR,imb=DIR,npb=DIR")
+        ->delimiter(',');
+    run_cmd->add_option("--work", run.work_dir, "Where suites are built (default: OUT/work)");
+    run_cmd->add_flag("--rebuild", run.rebuild, "Build the profile's suites afresh");
+
+    auto* suite_cmd = app.add_subcommand(
+        "suite", "Third-party suites (OSU, IMB, NPB) from their sources: build, run");
+    suite_cmd->require_subcommand(1);
+    SuiteBuildOptions sbo;
+    auto* suite_build_cmd = suite_cmd->add_subcommand(
+        "build", "Build a suite out of its source tree, once per MPI library");
+    SuiteRunRequest srr;
+    RunOptions suite_run;
+    bool suite_run_no_plot = false;
+    auto* suite_run_cmd = suite_cmd->add_subcommand(
+        "run", "Build a suite if needed and run its benchmarks in every configuration");
+    for (auto* command : {suite_build_cmd, suite_run_cmd}) {
+        const bool build = command == suite_build_cmd;
+        command
+            ->add_option("--suite", build ? sbo.suite : srr.suite, "osu, imb or npb")
+            ->required()
+            ->check(CLI::IsMember({"osu", "imb", "npb"}));
+        command
+            ->add_option("--source", build ? sbo.source : srr.source,
+                         "The suite's unpacked sources (never written to)")
+            ->required()
+            ->check(CLI::ExistingDirectory);
+        command
+            ->add_option("--build", build ? sbo.build_dir : suite_run.build_dir,
+                         "Build directory of this runtime (bin/sicc, sicxx, sifort, sirun)")
+            ->capture_default_str();
+        command
+            ->add_option("--out", build ? sbo.out_dir : suite_run.out_dir,
+                         "Results root; suites are built in OUT/work")
+            ->capture_default_str();
+        command->add_option("--work", build ? sbo.work_dir : suite_run.work_dir,
+                            "Where suites are built instead of OUT/work");
+        command->add_flag("--check", build ? sbo.check : srr.check,
+                          "IMB: build with -DCHECK (results checked, defects recorded)");
+        command->add_flag("--rebuild", build ? sbo.rebuild : suite_run.rebuild,
+                          "Empty the suite's work directories first");
+        command
+            ->add_option("--benchmarks", build ? sbo.benchmarks : srr.benchmarks,
+                         "osu_latency,osu_bw / PingPong,Allreduce / sp.S,cg.W")
+            ->delimiter(',');
+        command
+            ->add_option("--ranks", build ? sbo.ranks : srr.ranks,
+                         build ? "NPB: job sizes to build for (3.3 compiles them in)"
+                               : "Job sizes (default 2)")
+            ->delimiter(',')
+            ->check(CLI::Range(1, 1 << 20));
+    }
+    suite_build_cmd
+        ->add_option("--libs", sbo.libraries, "MPI libraries: simpi, mpich, openmpi")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"simpi", "mpich", "openmpi"}))
+        ->capture_default_str();
+    suite_run_cmd->get_option("--benchmarks")->required();
+    suite_run_cmd
+        ->add_option("--configs", srr.configs,
+                     "Configurations (default: all): " + valid_config_names())
+        ->delimiter(',');
+    suite_run_cmd->add_option("--helpers", srr.helpers, "Helper counts for simpi-smart")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 64));
+    suite_run_cmd->add_option("--timeout", srr.timeout_s, "Seconds per run (default 600)")
+        ->check(CLI::PositiveNumber);
+    suite_run_cmd->add_option("--run-dir", suite_run.run_dir,
+                              "Write into exactly this directory");
+    suite_run_cmd->add_flag("--dry-run", suite_run.dry_run,
+                            "Print the runs, build and run nothing");
+    suite_run_cmd->add_flag("--strict", suite_run.strict, "Exit 1 when any run fails");
+    suite_run_cmd->add_flag("--allow-missing", suite_run.allow_missing,
+                            "Exit 0 even when some runs cannot start here");
+    suite_run_cmd->add_flag("--no-plot", suite_run_no_plot, "Skip figures and summary");
+    suite_run_cmd->add_option("args", srr.args,
+                              "After --: options for every benchmark (e.g. -- -m 1:65536)");
 
     std::string plot_dir;
     auto* plot_cmd = app.add_subcommand(
@@ -168,8 +321,22 @@ int main(int argc, char** argv) {
 
     const char* where = "sibench";
     try {
+        if (suite_build_cmd->parsed()) {
+            where = "sibench suite build";
+            return suite_build_command(sbo);
+        }
+        if (suite_run_cmd->parsed()) {
+            where = "sibench suite run";
+            if (srr.ranks.empty()) srr.ranks = {2};
+            srr.source = std::filesystem::absolute(srr.source).lexically_normal().string();
+            suite_run.profile = "suite-" + srr.suite;
+            suite_run.profile_text = suite_profile_text(srr);
+            suite_run.plot = !suite_run_no_plot;
+            return run_sweep(suite_run);
+        }
         if (run_cmd->parsed()) {
             where = "sibench run";
+            run.sources = parse_sources(run_sources);
             if (!run_helpers.empty()) run.filter.helpers = run_helpers;
             if (run_timeout > 0) run.timeout_s = run_timeout;
             run.plot = !no_plot;

@@ -9,6 +9,7 @@
 #include <cpptoml.h>
 #include <fmt/format.h>
 
+#include "suites/suite.hpp"
 #include "units.hpp"
 
 #ifndef SI_HARNESS_PROFILE_DIR
@@ -200,23 +201,58 @@ T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin)
     return builtin;
 }
 
+// The keys of a suite study: which suite, its benchmarks, where its sources are.
+void read_suite(const Reader& reader, const TablePtr& table, Study& study) {
+    for (const char* key : {"benchmark", "scaling", "max_ranks", "trace"})
+        if (table->contains(key))
+            reader.fail(key, "a suite study (with `suite`) names its `benchmarks` instead");
+    study.suite = reader.string(table, "suite").value_or("");
+    SuiteKind kind{};
+    try {
+        kind = parse_suite_kind(study.suite);
+    } catch (const std::invalid_argument& error) {
+        reader.fail("suite", error.what());
+    }
+    study.benchmarks = reader.strings(table, "benchmarks").value_or(std::vector<std::string>{});
+    if (study.benchmarks.empty())
+        reader.fail("benchmarks", "missing (the suite's benchmarks, e.g. [\"osu_latency\"])");
+    for (const auto& benchmark : study.benchmarks)
+        if (const std::string why = suite_driver(kind).check_benchmark(benchmark); !why.empty())
+            reader.fail("benchmarks", fmt::format("'{}': {}", benchmark, why));
+    study.source = reader.string(table, "source").value_or("");
+    study.check = reader.boolean(table, "check").value_or(false);
+    if (study.check && kind != SuiteKind::imb)
+        reader.fail("check", "only IMB has a checking build (-DCHECK)");
+    if (!table->contains("ranks"))
+        reader.fail("ranks", "missing (a suite study's job sizes, e.g. [2])");
+}
+
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
     reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
                               "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
-                              "warmup", "timeout", "args", "env", "trace", "rounds", "launcher"});
+                              "warmup", "timeout", "args", "env", "trace", "rounds", "launcher",
+                              "suite", "benchmarks", "source", "check"});
     Study study;
-    const auto benchmark = reader.string(table, "benchmark");
-    if (!benchmark || benchmark->empty())
-        reader.fail("benchmark", "missing (the binary's name, e.g. \"overlap\")");
-    study.benchmark = *benchmark;
-    study.name = reader.string(table, "name").value_or(study.benchmark);
+    const bool suite = table->contains("suite");
+    if (suite) {
+        read_suite(reader, table, study);
+    } else {
+        for (const char* key : {"benchmarks", "source", "check"})
+            if (table->contains(key))
+                reader.fail(key, "only a suite study (with `suite`) takes it");
+        const auto benchmark = reader.string(table, "benchmark");
+        if (!benchmark || benchmark->empty())
+            reader.fail("benchmark", "missing (the binary's name, e.g. \"overlap\")");
+        study.benchmark = *benchmark;
+    }
+    study.name = reader.string(table, "name").value_or(suite ? study.suite : study.benchmark);
     // Names become file names and plot titles.
     const auto safe = [](const std::string& word) {
         return !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") ==
                                     std::string::npos;
     };
     if (!safe(study.name)) reader.fail("name", "use lower-case letters, digits, '-' and '_'");
-    if (!safe(study.benchmark))
+    if (!suite && !safe(study.benchmark))
         reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
     study.scaling = reader.boolean(table, "scaling").value_or(false);
     study.trace = reader.boolean(table, "trace").value_or(false);
@@ -275,8 +311,9 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         study.warmup = static_cast<int>(pick<long>(own.warmup, defaults.warmup, -1));
     }
     study.timeout_s = pick<double>(own.timeout_s, defaults.timeout_s, 600.0);
-    // args and env add up: the defaults' first, then the study's.
-    if (defaults.args) study.args = *defaults.args;
+    // args and env add up: the defaults' first, then the study's. A suite's options
+    // are its own: the defaults' (sibench's benchmarks') would not parse.
+    if (defaults.args && !suite) study.args = *defaults.args;
     if (own.args) study.args.insert(study.args.end(), own.args->begin(), own.args->end());
     if (defaults.env) study.env = *defaults.env;
     if (own.env) study.env.insert(study.env.end(), own.env->begin(), own.env->end());
@@ -447,14 +484,23 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
                     configs.push_back(config);
         const auto args = benchmark_args(study);
         // pairs == 0: an application job of job_ranks ranks.
-        const auto add_run = [&](const Config& config, int pairs, int job_ranks, int round) {
+        const auto add_run = [&](const Config& config, int pairs, int job_ranks, int round,
+                                 const std::string& benchmark) {
             PlannedRun run;
-            run.id = pairs > 0 ? fmt::format("{}.{}.p{}", study.name, config.name(), pairs)
-                               : fmt::format("{}.{}.r{}", study.name, config.name(), job_ranks);
+            if (!study.suite.empty())
+                run.id = fmt::format("{}.{}.{}.r{}", study.name, benchmark, config.name(),
+                                     job_ranks);
+            else if (pairs > 0)
+                run.id = fmt::format("{}.{}.p{}", study.name, config.name(), pairs);
+            else
+                run.id = fmt::format("{}.{}.r{}", study.name, config.name(), job_ranks);
             if (round > 0) run.id += fmt::format(".round{}", round);
             run.round = round;
             run.study = study.name;
-            run.benchmark = study.benchmark;
+            run.benchmark = benchmark;
+            run.suite = study.suite;
+            run.suite_source = study.source;
+            run.suite_check = study.check;
             run.config = config;
             run.pairs = pairs;
             run.job_ranks = job_ranks;
@@ -477,14 +523,19 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
         };
         // Rounds interleave the configurations, so that a machine that slows down
         // for a while slows every configuration of a round alike.
-        for (int job_ranks : study.ranks) {
-            // Round 0: the only one, whose run ids carry no round.
-            const int first = study.rounds > 1 ? 1 : 0, last = study.rounds > 1 ? study.rounds : 0;
-            for (int round = first; round <= last; ++round)
-                for (const auto& config : configs) add_run(config, 0, job_ranks, round);
-        }
+        const auto benchmarks =
+            study.suite.empty() ? std::vector<std::string>{study.benchmark} : study.benchmarks;
+        for (const auto& benchmark : benchmarks)
+            for (int job_ranks : study.ranks) {
+                // Round 0: the only one, whose run ids carry no round.
+                const int first = study.rounds > 1 ? 1 : 0;
+                const int last = study.rounds > 1 ? study.rounds : 0;
+                for (int round = first; round <= last; ++round)
+                    for (const auto& config : configs)
+                        add_run(config, 0, job_ranks, round, benchmark);
+            }
         for (int pairs : study.pairs)
-            for (const auto& config : configs) add_run(config, pairs, 0, 0);
+            for (const auto& config : configs) add_run(config, pairs, 0, 0, study.benchmark);
     }
     return runs;
 }

@@ -57,6 +57,13 @@ struct Study {
     // An application study runs every configuration this many times, round by round
     // (run ids end in .round<N> when above 1); the summary gives the median and range.
     int rounds = 1;
+    // A third-party suite's study (osu, imb, npb; "" for sibench's own benchmarks):
+    // its `benchmarks` at each of `ranks`, built from `source` (which --source
+    // replaces) once per MPI library. IMB with `check` is built with -DCHECK.
+    std::string suite;
+    std::vector<std::string> benchmarks;
+    std::string source;
+    bool check = false;
 };
 
 // [plots]: which study feeds which figure, and the sizes figures and summary pick.
@@ -109,6 +116,11 @@ struct PlannedRun {
     bool trace = false;
     int round = 0;                   // 1..Study::rounds when the study has several, else 0
     std::string launcher = "sirun";  // Study::launcher
+    // A suite's run: Study::suite, source and check; `benchmark` is then one of the
+    // suite's (osu_latency, PingPong, sp.S).
+    std::string suite;
+    std::string suite_source;
+    bool suite_check = false;
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };

@@ -19,6 +19,8 @@
 #include "plot.hpp"
 #include "process.hpp"
 #include "sbatch.hpp"
+#include "suites/suite_figures.hpp"
+#include "suites/suite_runs.hpp"
 #include "summary.hpp"
 #include "trace.hpp"
 #include "units.hpp"
@@ -151,8 +153,9 @@ std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
 void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots,
                         const std::vector<RunRecord>& runs) {
     std::vector<Row> micro;
-    std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro),
-                 [](const Row& row) { return row.suite != kApplicationSuite; });
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro), [](const Row& row) {
+        return !is_application_suite(row.suite) && !is_third_party_suite(row.suite);
+    });
     const auto apps = app_results(rows);
     std::vector<std::string> notes;
     std::vector<Figure> figures;
@@ -165,6 +168,11 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
     if (!apps.empty()) {
         for (auto& figure : app_figures(apps)) figures.push_back(std::move(figure));
         summary += (summary.empty() ? "" : "\n") + format_app_summary(apps);
+    }
+    // The OSU and IMB rows (NPB's are application results, above).
+    if (const std::string suites = format_suite_summary(rows); !suites.empty()) {
+        for (auto& figure : suite_figures(rows)) figures.push_back(std::move(figure));
+        summary += (summary.empty() ? "" : "\n") + suites;
     }
     for (const auto& note : busy_notes(runs)) summary += "busy: " + note + '\n';
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
@@ -182,6 +190,30 @@ void report_trace(const fs::path& prefix, const fs::path& out, std::vector<std::
         write_trace_report(rebuild_transfers(events), events, out.string(), 3, notes);
     } catch (const std::exception& error) {
         notes.push_back(fmt::format("trace of {}: {}", prefix.string(), error.what()));
+    }
+}
+
+// A run's command and why it cannot start: sibench's benchmarks know their binary,
+// a suite's runs ask the suite's build.
+Command command_of(const PlannedRun& run, const LaunchSite& site, const SuiteBuilds& suites,
+                   const std::string& csv_path) {
+    return run.suite.empty() ? local_command(run, site, csv_path) : suites.command(run, site);
+}
+
+std::string missing_of(const PlannedRun& run, const LaunchSite& site, const SuiteBuilds& suites) {
+    return run.suite.empty() ? missing_reason(run, site) : suites.missing_reason(run, site);
+}
+
+// --source osu=DIR replaces the studies' sources; all of them end up absolute.
+void apply_sources(std::vector<PlannedRun>& planned,
+                   const std::map<std::string, std::string>& sources) {
+    for (const auto& [suite, source] : sources) parse_suite_kind(suite);
+    for (auto& run : planned) {
+        if (run.suite.empty()) continue;
+        if (const auto given = sources.find(run.suite); given != sources.end())
+            run.suite_source = given->second;
+        if (!run.suite_source.empty())
+            run.suite_source = fs::absolute(run.suite_source).lexically_normal().string();
     }
 }
 
@@ -245,9 +277,12 @@ int plot_results(const std::string& dir) {
 }
 
 int run_sweep(const RunOptions& options) {
-    const std::string profile_path = find_profile(options.profile);
-    const Profile profile = parse_profile_file(profile_path);
+    const bool generated = !options.profile_text.empty();
+    const std::string profile_path = generated ? options.profile : find_profile(options.profile);
+    const Profile profile = generated ? parse_profile_text(options.profile_text, options.profile)
+                                      : parse_profile_file(profile_path);
     auto planned = expand_matrix(profile, options.filter);
+    apply_sources(planned, options.sources);
     if (planned.empty())
         throw std::invalid_argument("the selection (--only, --configs) leaves no run");
     if (options.timeout_s)
@@ -257,16 +292,23 @@ int run_sweep(const RunOptions& options) {
             fmt::format("--build: {} has no bin/ (build first: make build)", options.build_dir));
     const std::string build_dir = fs::absolute(options.build_dir).lexically_normal().string();
     const LaunchSite site = find_launch_site(build_dir);
+    const std::string work_root =
+        fs::absolute(options.work_dir.empty() ? fs::path(options.out_dir) / "work"
+                                              : fs::path(options.work_dir))
+            .lexically_normal()
+            .string();
+    SuiteBuilds suites(work_root, site.bin_dir);
 
     if (options.dry_run) {
+        suites.prepare(planned, true, options.rebuild);
         std::cout << fmt::format("profile {} ({}): {} runs\n", profile.name, profile_path,
                                  planned.size());
         for (std::size_t i = 0; i < planned.size(); ++i) {
             const auto& run = planned[i];
-            const std::string why = missing_reason(run, site);
+            const std::string why = missing_of(run, site, suites);
+            const Command command = command_of(run, site, suites, "raw/" + run.id + ".csv");
             std::cout << fmt::format("[{}/{}] {}\n    {}{}\n", i + 1, planned.size(),
-                                     run_label(run),
-                                     local_command(run, site, "raw/" + run.id + ".csv").display(),
+                                     run_label(run), command.display(),
                                      why.empty() ? "" : "\n    skipped: " + why);
         }
         return 0;
@@ -289,7 +331,10 @@ int run_sweep(const RunOptions& options) {
         fs::remove(latest, ec);
         fs::create_directory_symlink(dir.filename(), latest, ec);
     }
-    fs::copy_file(profile_path, dir / "profile.toml", fs::copy_options::overwrite_existing);
+    if (generated)
+        std::ofstream(dir / "profile.toml", std::ios::trunc) << options.profile_text;
+    else
+        fs::copy_file(profile_path, dir / "profile.toml", fs::copy_options::overwrite_existing);
     const std::string commit = source_commit();
     // Every benchmark records it in its CSV.
     ::setenv("SI_BENCH_COMMIT", commit.c_str(), 1);
@@ -297,8 +342,10 @@ int run_sweep(const RunOptions& options) {
 
     std::cout << fmt::format("sibench: profile {} ({} runs) -> {}\n", profile.name, planned.size(),
                              dir.string());
-    warn_if_busy();
     install_interrupt_handler();
+    // Before the runs, and before measuring how busy the machine is: builds are busy.
+    suites.prepare(planned, false, options.rebuild);
+    warn_if_busy();
 
     std::vector<RunRecord> records;
     Collected collected;
@@ -316,7 +363,7 @@ int run_sweep(const RunOptions& options) {
         record.log = "logs/" + run.id + ".log";
         record.others_running = others_running();
         record.csv = "raw/" + run.id + ".csv";
-        Command command = local_command(run, site, (dir / record.csv).string());
+        Command command = command_of(run, site, suites, (dir / record.csv).string());
         const fs::path trace_prefix = dir / "trace" / run.id / "events";
         if (run.trace) {
             fs::create_directories(trace_prefix.parent_path());
@@ -335,7 +382,7 @@ int run_sweep(const RunOptions& options) {
         std::cout << fmt::format("[{}/{}] {} ... ", i + 1, planned.size(), run_label(run))
                   << std::flush;
 
-        if (const std::string why = missing_reason(run, site); !why.empty()) {
+        if (const std::string why = missing_of(run, site, suites); !why.empty()) {
             record.status = "skipped";
             record.note = why;
             record.log.clear();
@@ -352,6 +399,20 @@ int run_sweep(const RunOptions& options) {
             record.note = result.error;
             if (record.status == "timeout")
                 record.note = fmt::format("hit the {:g} s limit", run.timeout_s);
+            if (!run.suite.empty()) {
+                // A suite writes no CSV: its output is read, and may say the run failed
+                // although it exited 0 (NPB's verification).
+                const SuiteOutput output = record_suite_output(run, (dir / record.log).string(),
+                                                               (dir / record.csv).string());
+                for (const auto& note : output.notes)
+                    collected.notes.push_back(fmt::format("{}: {}", run.id, note));
+                if (record.status == "ok" && !output.failure.empty()) {
+                    record.status = "failed";
+                    record.note = output.failure;
+                } else if (record.note.empty() && !output.notes.empty()) {
+                    record.note = output.notes.front();
+                }
+            }
             if (record.status == "ok") {
                 ++ok;
                 std::cout << fmt::format("{:.1f} s ok\n", result.seconds);
@@ -361,7 +422,7 @@ int run_sweep(const RunOptions& options) {
                 std::transform(shout.begin(), shout.end(), shout.begin(), ::toupper);
                 std::cout << fmt::format("{:.1f} s {} (exit status {}), log: {}\n", result.seconds,
                                          shout, result.exit_status, (dir / record.log).string());
-                if (!result.error.empty()) std::cout << "    " << result.error << '\n';
+                if (!record.note.empty()) std::cout << "    " << record.note << '\n';
                 std::string tail = tail_file((dir / record.log).string(), 3);
                 for (const auto& line : split_list(tail, '\n'))
                     std::cout << "    | " << line << '\n';

@@ -2,6 +2,7 @@
 // the figures and summary of a run directory (also one filled by Slurm jobs).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,13 @@ struct RunOptions {
     bool strict = false;              // exit 1 when any run failed
     bool allow_missing = false;       // a configuration that cannot run here is not an error
     bool plot = true;
+    // Third-party suites: sources by suite name (osu -> DIR), replacing the studies';
+    // where they are built ("" : <out_dir>/work); whether to start those builds afresh.
+    std::map<std::string, std::string> sources;
+    std::string work_dir;
+    bool rebuild = false;
+    // A profile made by `sibench suite run`: its text, with `profile` as its name.
+    std::string profile_text;
 };
 
 // Exit status: 0 when at least one run succeeded (failures are recorded in runs.csv

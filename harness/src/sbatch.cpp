@@ -105,8 +105,17 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
     Profile one_pair = profile;
     for (auto& study : one_pair.studies)
         if (study.ranks.empty()) study.pairs = {1};
-    const auto planned = expand_matrix(one_pair, filter);
+    auto planned = expand_matrix(one_pair, filter);
     SbatchPlan plan;
+    // A suite is built on the machine that runs it, into its work directory; sbatch
+    // scripts for that are not written (yet).
+    std::erase_if(planned, [&](const PlannedRun& run) {
+        if (run.suite.empty()) return false;
+        plan.left_out.push_back(fmt::format(
+            "{} {}: a {} suite run, which only `sibench run` does (on one host)", run.study,
+            run.config.name(), run.suite));
+        return true;
+    });
 
     // An application job of R ranks runs once, on the fewest of the given node counts
     // that hold it at the largest ranks-per-node (R = 324, 400, 484 on --nodes 21,25,31

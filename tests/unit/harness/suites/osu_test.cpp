@@ -1,0 +1,118 @@
+// OSU micro-benchmark output into rows: point-to-point, blocking and nonblocking
+// collectives, iteration counts, noise between the lines.
+#include <gtest/gtest.h>
+
+#include "suite_fixtures.hpp"
+#include "suites/suite.hpp"
+
+namespace si::harness {
+namespace {
+
+using test::rows_of;
+using test::run_context;
+using test::suite_fixture;
+
+TEST(SibenchSuitesOsu, LatencyTableWithOmbDefaultCounts) {
+    const auto output = parse_osu_output(suite_fixture("osu_latency.simpi-none.txt"),
+                                         run_context("osu_latency", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    ASSERT_EQ(output.rows.size(), 24u) << "0 B and 1 B .. 4 MiB";
+    const Row& first = output.rows.front();
+    EXPECT_EQ(first.suite, "osu");
+    EXPECT_EQ(first.benchmark, "osu_latency");
+    EXPECT_EQ(first.config, "simpi-none");
+    EXPECT_EQ(first.runtime, "simpi");
+    EXPECT_EQ(first.mode, "none");
+    EXPECT_EQ(first.ranks, 2);
+    EXPECT_EQ(first.msg_size, 0u);
+    EXPECT_EQ(first.metric, "latency_mean");
+    EXPECT_EQ(first.unit, "us");
+    EXPECT_DOUBLE_EQ(first.value, 1.34);
+    // OMB 5.3: 10000 timed and 100 warm-up iterations up to 8 KiB, 1000 and 10 above.
+    const auto at = [&](std::uint64_t size) {
+        for (const auto& row : output.rows)
+            if (row.msg_size == size) return row;
+        return Row{};
+    };
+    EXPECT_EQ(at(8192).iterations, 10000);
+    EXPECT_EQ(at(8192).warmup, 100);
+    EXPECT_DOUBLE_EQ(at(16384).value, 11.90);
+    EXPECT_EQ(at(16384).iterations, 1000);
+    EXPECT_EQ(at(16384).warmup, 10);
+    EXPECT_EQ(output.rows.back().msg_size, 4u << 20);
+}
+
+TEST(SibenchSuitesOsu, GivenCountsWin) {
+    const auto output =
+        parse_osu_output(suite_fixture("osu_latency.simpi-none.txt"),
+                         run_context("osu_latency", "mpich", 2, {"-i", "50", "-x", "5"}));
+    ASSERT_FALSE(output.rows.empty());
+    for (const auto& row : output.rows) {
+        EXPECT_EQ(row.iterations, 50);
+        EXPECT_EQ(row.warmup, 5);
+        EXPECT_EQ(row.config, "mpich");
+    }
+}
+
+TEST(SibenchSuitesOsu, CollectiveFullFormat) {
+    const auto output = parse_osu_output(suite_fixture("osu_allreduce.simpi-smart-h1.txt"),
+                                         run_context("osu_allreduce", "simpi-smart-h1", 2));
+    const auto mean = rows_of(output, "latency_mean");
+    const auto min = rows_of(output, "latency_min");
+    const auto max = rows_of(output, "latency_max");
+    ASSERT_EQ(mean.size(), 19u) << "4 B .. 1 MiB";
+    ASSERT_EQ(min.size(), mean.size());
+    ASSERT_EQ(max.size(), mean.size());
+    EXPECT_EQ(output.rows.size(), 3 * mean.size()) << "Size and Iterations are no metrics";
+    EXPECT_EQ(mean.front().msg_size, 4u);
+    EXPECT_DOUBLE_EQ(mean.front().value, 1.06);
+    EXPECT_DOUBLE_EQ(min.front().value, 1.03);
+    EXPECT_DOUBLE_EQ(max.front().value, 1.10);
+    EXPECT_EQ(mean.front().helpers, 1);
+    // The Iterations column: 1000 up to 32 KiB here, then 100.
+    EXPECT_EQ(mean[13].msg_size, 32768u);
+    EXPECT_EQ(mean[13].iterations, 1000);
+    EXPECT_EQ(mean[14].iterations, 100);
+}
+
+TEST(SibenchSuitesOsu, BarrierHasNoSizeColumn) {
+    const auto output = parse_osu_output(suite_fixture("osu_barrier.mpich.txt"),
+                                         run_context("osu_barrier", "mpich", 2));
+    ASSERT_EQ(output.rows.size(), 3u);
+    for (const auto& row : output.rows) {
+        EXPECT_EQ(row.msg_size, 0u);
+        EXPECT_EQ(row.iterations, 100);
+    }
+    EXPECT_DOUBLE_EQ(rows_of(output, "latency_mean").at(0).value, 0.93);
+}
+
+TEST(SibenchSuitesOsu, NonblockingCollectiveColumnsKeepTheirNames) {
+    const auto output = parse_osu_output(suite_fixture("osu_ibcast.mpich.txt"),
+                                         run_context("osu_ibcast", "mpich", 2));
+    EXPECT_EQ(output.failure, "");
+    for (const char* metric : {"overall_mean", "compute_mean", "coll_init_mean", "mpi_test_mean",
+                               "mpi_wait_mean", "pure_comm_mean", "overlap_mean"})
+        EXPECT_EQ(rows_of(output, metric).size(), 11u) << metric;
+    const auto overlap = rows_of(output, "overlap_mean");
+    EXPECT_EQ(overlap.at(5).msg_size, 32u);
+    EXPECT_DOUBLE_EQ(overlap.at(5).value, 4.78);
+    EXPECT_EQ(overlap.at(5).unit, "%");
+    EXPECT_EQ(rows_of(output, "overall_mean").at(0).unit, "us");
+}
+
+TEST(SibenchSuitesOsu, LauncherMessagesBetweenLinesAreSkipped) {
+    std::string text = suite_fixture("osu_latency.simpi-none.txt");
+    text.insert(text.find("1024 "), "sirun: rank 1 is slow to start\n");
+    const auto output = parse_osu_output(text, run_context("osu_latency", "simpi-none", 2));
+    EXPECT_EQ(output.rows.size(), 24u);
+}
+
+TEST(SibenchSuitesOsu, NoTableIsAFailure) {
+    const auto output = parse_osu_output("This test requires exactly two processes\n",
+                                         run_context("osu_latency", "mpich", 4));
+    EXPECT_TRUE(output.rows.empty());
+    EXPECT_NE(output.failure.find("no OSU result table"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace si::harness
