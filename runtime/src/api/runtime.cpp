@@ -98,6 +98,7 @@ void Runtime::bring_up() {
             log::warn("{}", warning);
 
     locality = node::discover_locality(*bootstrap, settings.node_size);
+    if (::sched_getaffinity(0, sizeof launch_affinity, &launch_affinity) != 0) CPU_ZERO(&launch_affinity);
     if (settings.bind == config::Binding::automatic) bind_unbound_rank();
     if (!settings.trace.empty())
         trace::start(settings.trace, fmt::format("rank{}", locality.world_rank), kTraceCapacity);
@@ -137,6 +138,7 @@ void Runtime::bring_up() {
     block.pid = ::getpid();
     block.world_rank = locality.world_rank;
     if (::sched_getaffinity(0, sizeof block.affinity, &block.affinity) != 0) CPU_ZERO(&block.affinity);
+    block.launch_affinity = launch_affinity;
     transport::shm::ShmTransport::publish_probe(block);
     // The verbs connection data rides on the fence that follows.
     transport::verbs::VerbsTransport* verbs_transport = nullptr;
@@ -165,11 +167,12 @@ void Runtime::bring_up() {
     progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock);
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
     for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();
-    engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
-                                           *progress_lock,
-                                           p2p::Engine::Options{settings.eager_limit,
-                                                                std::chrono::microseconds(settings.wait_spin_us),
-                                                                settings.direct_write});
+    const auto wait_spin = settings.wait_spin_us == config::Settings::kWaitSpinAuto
+                               ? automatic_wait_spin()
+                               : std::chrono::microseconds(settings.wait_spin_us);
+    engine = std::make_unique<p2p::Engine>(
+        locality.world_rank, std::move(transport_of), *progress_lock,
+        p2p::Engine::Options{settings.eager_limit, wait_spin, settings.direct_write});
     // The doorbell stays on the futex whatever SI_WAKE says: any rank that
     // delivers a message rings it, so it would need a slot per sleeping
     // MPI_Wait and every sender to attach to it; SI_WAKE is about how
@@ -202,6 +205,42 @@ void Runtime::bind_unbound_rank() {
     std::string problem;
     if (!cpus.empty() && !node::bind_this_process(cpus, &problem))
         log::warn("SI_BIND=auto: {}; the rank stays unbound", problem);
+}
+
+// SI_WAIT_SPIN_US=auto. A blocked rank that polls answers a message within
+// a pass, while one that sleeps pays a wake-up (tens of microseconds on a
+// virtual machine): on a host with a CPU for every thread that wants one, it
+// polls as long as it waits. When ranks, polling progress threads and helpers
+// outnumber the CPUs, a polling rank takes the core from one of them, which
+// then cannot progress the very message it waits for; there it sleeps after
+// 50 us, longer than a peer inside MPI takes to answer. Every rank of the host
+// reads the same blocks (filled before the last start-up fence) and agrees.
+std::chrono::microseconds Runtime::automatic_wait_spin() const {
+    constexpr std::chrono::microseconds kSpinWhenOversubscribed{50};
+    node::CpuDemand demand;
+    std::vector<int> rank_cpus;
+    std::vector<int> node_members;  // per node index: its ranks on this host
+    for (int rank : locality.host_ranks) {
+        const node::RankBlock& block = region.rank_block(locality.local_index_of[rank]);
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &block.launch_affinity) &&
+                std::find(rank_cpus.begin(), rank_cpus.end(), cpu) == rank_cpus.end())
+                rank_cpus.push_back(cpu);
+        demand.rank_threads += settings.progress == config::ProgressMode::thread ? 2 : 1;
+        const auto node = static_cast<std::size_t>(locality.node_of[rank]);
+        if (node_members.size() <= node) node_members.resize(node + 1, 0);
+        ++node_members[node];
+    }
+    if (settings.progress == config::ProgressMode::smart)
+        for (int members : node_members) demand.helpers += std::min(settings.helpers, members);
+    try {
+        if (!node::oversubscribed(node::load_topology(), rank_cpus, demand))
+            return p2p::Engine::kSpinWithoutLimit;
+    } catch (const std::exception& error) {
+        log::warn("SI_WAIT_SPIN_US=auto: no CPU topology ({}); blocked calls sleep after {} us",
+                  error.what(), kSpinWhenOversubscribed.count());
+    }
+    return kSpinWhenOversubscribed;
 }
 
 void Runtime::stop() {

@@ -48,11 +48,13 @@ public:
     CommunicatorTable communicators;
     int thread_level = MPI_THREAD_SINGLE;
     std::thread::id main_thread;
+    cpu_set_t launch_affinity{};  // before SI_BIND=auto changed it
 
 private:
     Runtime() = default;
     void bring_up();
     void bind_unbound_rank();
+    std::chrono::microseconds automatic_wait_spin() const;
     void write_stats() const;
 
     static std::atomic<Runtime*> instance_;

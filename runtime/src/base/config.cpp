@@ -144,11 +144,22 @@ const std::vector<Knob>& table() {
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "
          "both sides.",
          "transport/verbs", int_in_range(&Settings::verbs_credits, 4, 4096)},
-        {"SI_WAIT_SPIN_US", "microseconds", "50",
+        {"SI_WAIT_SPIN_US", "auto|microseconds", "auto",
          "How long a blocked MPI call (MPI_Wait, MPI_Recv, ...) polls before it sleeps until "
-         "a message for its rank arrives; -1 polls forever. Sleeping frees the core for "
-         "ranks, helpers and interrupt threads when a node runs more threads than cores.",
-         "p2p", int_in_range(&Settings::wait_spin_us, -1, 10'000'000)},
+         "a message for its rank arrives. auto: polls without limit while the host has a CPU "
+         "for each of its ranks, polling progress threads and helpers, and 50 us when they "
+         "outnumber its CPUs, so that sleeping frees the core for the threads that can make "
+         "progress; a number fixes it; -1 polls forever.",
+         "p2p",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             if (text == "auto") {
+                 out.wait_spin_us = Settings::kWaitSpinAuto;
+                 return std::nullopt;
+             }
+             if (auto why = int_in_range(&Settings::wait_spin_us, -1, 10'000'000)(text, out))
+                 return "auto, or " + *why;
+             return std::nullopt;
+         }},
         {"SI_STATS", "1|path", "(unset: off)",
          "Counters at MPI_Finalize: 1 prints a summary per rank on stderr, a path writes "
          "CSV (one file per rank, the rank number appended).",

@@ -40,8 +40,10 @@ struct Settings {
     // posted receive's data itself (p2p/direct.cpp).
     bool direct_write = true;
     // How long a blocked MPI call polls before it sleeps until a message
-    // arrives; negative: it never sleeps.
-    int wait_spin_us = 50;
+    // arrives; negative: it never sleeps; kWaitSpinAuto: MPI_Init decides
+    // from the host's CPUs and threads (api/runtime.cpp).
+    static constexpr int kWaitSpinAuto = -2;
+    int wait_spin_us = kWaitSpinAuto;
     // Empty: no counters; "1": summary on stderr; anything else: CSV path.
     std::string stats;
     // Empty: no trace; otherwise the path prefix of the event files (base/trace.hpp).

@@ -29,6 +29,12 @@ struct BitmapDeleter {
 };
 using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
 
+std::size_t cpu_count(const CpuTopology& topology) {
+    std::size_t count = 0;
+    for (const CpuTopology::Core& core : topology.cores) count += core.cpus.size();
+    return count;
+}
+
 // synthetic: hwloc's synthetic description, or nullptr for this machine.
 Topology open_topology(const char* synthetic) {
     hwloc_topology_t raw = nullptr;
@@ -148,6 +154,15 @@ CpuTopology restrict_topology(const CpuTopology& topology, std::span<const int> 
         if (!kept.cpus.empty()) result.cores.push_back(std::move(kept));
     }
     return result;
+}
+
+bool oversubscribed(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand) {
+    const std::size_t machine_cpus = cpu_count(machine);
+    const std::size_t ranks_cpus =
+        rank_cpus.empty() ? machine_cpus : cpu_count(restrict_topology(machine, rank_cpus));
+    const auto wanted = [](int threads) { return static_cast<std::size_t>(std::max(threads, 0)); };
+    return wanted(demand.rank_threads) > ranks_cpus ||
+           wanted(demand.rank_threads) + wanted(demand.helpers) > machine_cpus;
 }
 
 std::vector<int> bound_cpus_of_this_process() {

@@ -73,6 +73,19 @@ std::optional<std::vector<int>> helper_cpus(const CpuTopology& topology,
                                             std::span<const int> rank_cpus, int helper,
                                             int helpers);
 
+// The threads of a host that want a CPU all the time they run: ranks and
+// their polling progress threads, and helper processes.
+struct CpuDemand {
+    int rank_threads = 0;
+    int helpers = 0;
+};
+
+// Whether a host runs more of them than it has CPUs (hardware threads): the
+// rank threads against the CPUs the ranks were launched on (`rank_cpus`, the
+// union of their masks; empty: the machine's), and everyone against the
+// machine, since helpers take CPUs no rank uses when there are any.
+bool oversubscribed(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand);
+
 // Restrict the calling thread, or every thread of the process, to `cpus`.
 // On failure *error (if given) says why.
 bool bind_calling_thread(const std::vector<int>& cpus, std::string* error);

@@ -39,8 +39,9 @@ struct alignas(64) RankBlock {
     // early whether the kernel allows it.
     std::uint64_t probe_word;
     // The rank's CPU affinity at MPI_Init, so that helpers can be placed on
-    // cores no rank uses.
+    // cores no rank uses; and as its launcher gave it, before SI_BIND=auto.
     cpu_set_t affinity;
+    cpu_set_t launch_affinity;
     // Wake word of a thread that sleeps in MPI_Wait: whoever delivers a
     // message to this rank rings it.
     alignas(64) std::atomic<std::uint32_t> doorbell;

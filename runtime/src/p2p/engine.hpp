@@ -93,6 +93,10 @@ class ProgressObserver {
 
 class Engine final : private transport::Events {
   public:
+    // A wait_spin that polls as long as the wait lasts, but still sleeps when
+    // the rank hands its core over (ProgressObserver::rank_blocked).
+    static constexpr std::chrono::microseconds kSpinWithoutLimit = std::chrono::hours(24 * 365);
+
     struct Options {
         std::size_t eager_limit = 16384;
         // How long wait() polls before it sleeps on the doorbell; negative: never.

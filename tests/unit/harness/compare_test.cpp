@@ -42,6 +42,7 @@ TEST(SibenchCompare, Directions) {
     EXPECT_EQ(direction_of(make_row("overlap_at_lat_median", 1, "%")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("bandwidth_median", 1, "MB/s")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("widgets_median", 1, "count")), Direction::unchecked);
+    EXPECT_EQ(direction_of(make_row("cpu_share_recv_median", 1, "%")), Direction::unchecked);
 }
 
 TEST(SibenchCompare, LatencyRegressionIsRelative) {
