@@ -25,6 +25,10 @@ namespace {
 // Events each process may record under SI_TRACE (32 bytes each).
 constexpr std::size_t kTraceCapacity = std::size_t{1} << 18;
 
+// SI_WAIT_SPIN_US=auto: how long a blocked call polls on an oversubscribed
+// host (Runtime::spare_cpus).
+constexpr std::chrono::microseconds kAutomaticWaitSpin{50};
+
 // The largest body the protocol sends besides eager payloads (an RTS or a FIN).
 constexpr std::size_t kControlBodyBytes = 64;
 
@@ -164,15 +168,19 @@ void Runtime::bring_up() {
         bootstrap->fence();
     }
 
-    progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock);
+    progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock, &region.lock_waiters());
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
     for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();
-    const auto wait_spin = settings.wait_spin_us == config::Settings::kWaitSpinAuto
-                               ? automatic_wait_spin()
-                               : std::chrono::microseconds(settings.wait_spin_us);
-    engine = std::make_unique<p2p::Engine>(
-        locality.world_rank, std::move(transport_of), *progress_lock,
-        p2p::Engine::Options{settings.eager_limit, wait_spin, settings.direct_write});
+    p2p::Engine::Options engine_options{settings.eager_limit,
+                                        std::chrono::microseconds(settings.wait_spin_us)};
+    engine_options.direct_write = settings.direct_write;
+    if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
+        engine_options.wait_spin = kAutomaticWaitSpin;
+        engine_options.spare_cpus = spare_cpus();
+        engine_options.lock_waiters = &region.lock_waiters();
+    }
+    engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
+                                           *progress_lock, engine_options);
     // The doorbell stays on the futex whatever SI_WAKE says: any rank that
     // delivers a message rings it, so it would need a slot per sleeping
     // MPI_Wait and every sender to attach to it; SI_WAKE is about how
@@ -210,13 +218,14 @@ void Runtime::bind_unbound_rank() {
 // SI_WAIT_SPIN_US=auto. A blocked rank that polls answers a message within
 // a pass, while one that sleeps pays a wake-up (tens of microseconds on a
 // virtual machine): on a host with a CPU for every thread that wants one, it
-// polls as long as it waits. When ranks, polling progress threads and helpers
+// polls as long as it waits. When ranks, polling progress threads, helpers
+// and further threads of ranks in MPI (counted as they wait, wait.cpp)
 // outnumber the CPUs, a polling rank takes the core from one of them, which
 // then cannot progress the very message it waits for; there it sleeps after
-// 50 us, longer than a peer inside MPI takes to answer. Every rank of the host
-// reads the same blocks (filled before the last start-up fence) and agrees.
-std::chrono::microseconds Runtime::automatic_wait_spin() const {
-    constexpr std::chrono::microseconds kSpinWhenOversubscribed{50};
+// kAutomaticWaitSpin, longer than a peer inside MPI takes to answer. Every
+// rank of the host reads the same blocks (filled before the last start-up
+// fence) and agrees. Negative: the host is oversubscribed from the start.
+int Runtime::spare_cpus() const {
     node::CpuDemand demand;
     std::vector<int> rank_cpus;
     std::vector<int> node_members;  // per node index: its ranks on this host
@@ -234,13 +243,12 @@ std::chrono::microseconds Runtime::automatic_wait_spin() const {
     if (settings.progress == config::ProgressMode::smart)
         for (int members : node_members) demand.helpers += std::min(settings.helpers, members);
     try {
-        if (!node::oversubscribed(node::load_topology(), rank_cpus, demand))
-            return p2p::Engine::kSpinWithoutLimit;
+        return node::spare_cpus(node::load_topology(), rank_cpus, demand);
     } catch (const std::exception& error) {
         log::warn("SI_WAIT_SPIN_US=auto: no CPU topology ({}); blocked calls sleep after {} us",
-                  error.what(), kSpinWhenOversubscribed.count());
+                  error.what(), kAutomaticWaitSpin.count());
+        return -1;
     }
-    return kSpinWhenOversubscribed;
 }
 
 void Runtime::stop() {

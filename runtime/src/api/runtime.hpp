@@ -54,7 +54,7 @@ private:
     Runtime() = default;
     void bring_up();
     void bind_unbound_rank();
-    std::chrono::microseconds automatic_wait_spin() const;
+    int spare_cpus() const;
     void write_stats() const;
 
     static std::atomic<Runtime*> instance_;

@@ -147,9 +147,9 @@ const std::vector<Knob>& table() {
         {"SI_WAIT_SPIN_US", "auto|microseconds", "auto",
          "How long a blocked MPI call (MPI_Wait, MPI_Recv, ...) polls before it sleeps until "
          "a message for its rank arrives. auto: polls without limit while the host has a CPU "
-         "for each of its ranks, polling progress threads and helpers, and 50 us when they "
-         "outnumber its CPUs, so that sleeping frees the core for the threads that can make "
-         "progress; a number fixes it; -1 polls forever.",
+         "for each of its ranks, polling progress threads, helpers and further threads waiting "
+         "in MPI, and 50 us when they outnumber its CPUs, so that sleeping frees the core for "
+         "the threads that can make progress; a number fixes it; -1 polls forever.",
          "p2p",
          [](std::string_view text, Settings& out) -> std::optional<std::string> {
              if (text == "auto") {

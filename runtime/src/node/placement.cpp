@@ -156,13 +156,13 @@ CpuTopology restrict_topology(const CpuTopology& topology, std::span<const int> 
     return result;
 }
 
-bool oversubscribed(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand) {
-    const std::size_t machine_cpus = cpu_count(machine);
-    const std::size_t ranks_cpus =
-        rank_cpus.empty() ? machine_cpus : cpu_count(restrict_topology(machine, rank_cpus));
-    const auto wanted = [](int threads) { return static_cast<std::size_t>(std::max(threads, 0)); };
-    return wanted(demand.rank_threads) > ranks_cpus ||
-           wanted(demand.rank_threads) + wanted(demand.helpers) > machine_cpus;
+int spare_cpus(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand) {
+    const auto machine_cpus = static_cast<int>(cpu_count(machine));
+    const int ranks_cpus = rank_cpus.empty()
+                               ? machine_cpus
+                               : static_cast<int>(cpu_count(restrict_topology(machine, rank_cpus)));
+    return std::min(ranks_cpus - demand.rank_threads,
+                    machine_cpus - demand.rank_threads - demand.helpers);
 }
 
 std::vector<int> bound_cpus_of_this_process() {

@@ -80,11 +80,12 @@ struct CpuDemand {
     int helpers = 0;
 };
 
-// Whether a host runs more of them than it has CPUs (hardware threads): the
-// rank threads against the CPUs the ranks were launched on (`rank_cpus`, the
-// union of their masks; empty: the machine's), and everyone against the
-// machine, since helpers take CPUs no rank uses when there are any.
-bool oversubscribed(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand);
+// How many CPUs (hardware threads) a host has beyond them, negative when they
+// outnumber its CPUs: the rank threads against the CPUs the ranks were
+// launched on (`rank_cpus`, the union of their masks; empty: the machine's),
+// and everyone against the machine, since helpers take CPUs no rank uses when
+// there are any. The smaller of the two.
+int spare_cpus(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDemand demand);
 
 // Restrict the calling thread, or every thread of the process, to `cpus`.
 // On failure *error (if given) says why.

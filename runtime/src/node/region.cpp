@@ -9,13 +9,15 @@ struct Region::Header {
     std::uint32_t version;
     std::int32_t local_size;
     std::uint64_t icb_slots_per_rank;
+    // Written only when a rank's threads contend, away from what never changes.
+    alignas(64) std::atomic<std::int32_t> lock_waiters;
 };
 
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'5245'4749'4f4eULL;  // "SIREGION"
-constexpr std::uint32_t kVersion = 3;
-constexpr std::size_t kHeaderBytes = 64;
+constexpr std::uint32_t kVersion = 4;
+constexpr std::size_t kHeaderBytes = 128;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "ICB slots are shared between processes and must be lock-free");
@@ -60,7 +62,12 @@ Region Region::open(const std::string& job_id) {
     return region;
 }
 
-Region::Header& Region::header() const { return *static_cast<Header*>(segment_.data()); }
+Region::Header& Region::header() const {
+    static_assert(sizeof(Header) <= kHeaderBytes);
+    return *static_cast<Header*>(segment_.data());
+}
+
+std::atomic<std::int32_t>& Region::lock_waiters() const { return header().lock_waiters; }
 
 int Region::local_size() const { return header().local_size; }
 

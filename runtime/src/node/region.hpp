@@ -133,6 +133,10 @@ class Region {
     HelperBlock& helper_block(int index) const;
     std::atomic<std::uint64_t>* icb(int local_index) const;
     InterruptRequest* irb(int local_index) const;
+    // Threads of the host's ranks waiting for their rank's progress lock
+    // (ranks with several threads in MPI at once), which want a CPU too
+    // (SI_WAIT_SPIN_US=auto, p2p/wait.cpp).
+    std::atomic<std::int32_t>& lock_waiters() const;
 
   private:
     struct Header;

@@ -93,14 +93,16 @@ class ProgressObserver {
 
 class Engine final : private transport::Events {
   public:
-    // A wait_spin that polls as long as the wait lasts, but still sleeps when
-    // the rank hands its core over (ProgressObserver::rank_blocked).
-    static constexpr std::chrono::microseconds kSpinWithoutLimit = std::chrono::hours(24 * 365);
-
     struct Options {
         std::size_t eager_limit = 16384;
         // How long wait() polls before it sleeps on the doorbell; negative: never.
         std::chrono::microseconds wait_spin{50};
+        // SI_WAIT_SPIN_US=auto on a host with CPUs to spare: wait() polls
+        // past wait_spin, without limit, while the threads of the host's
+        // ranks that wait for their rank's progress lock (`lock_waiters`)
+        // fit in those `spare_cpus`. Negative: no such policy.
+        int spare_cpus = -1;
+        const std::atomic<std::int32_t>* lock_waiters = nullptr;
         // A blocked rendezvous send may write its receive's data itself when
         // the observer lets it (direct.cpp).
         bool direct_write = true;

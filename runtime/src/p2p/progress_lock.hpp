@@ -16,7 +16,11 @@ namespace si::p2p {
 
 class ProgressLock {
 public:
-    explicit ProgressLock(std::atomic<std::uint32_t>& word) : word_(word) {}
+    // `host_waiters` (may be null) counts the threads of every rank of the
+    // host that wait for their rank's lock.
+    explicit ProgressLock(std::atomic<std::uint32_t>& word,
+                          std::atomic<std::int32_t>* host_waiters = nullptr)
+        : word_(word), host_waiters_(host_waiters) {}
     ProgressLock(const ProgressLock&) = delete;
     ProgressLock& operator=(const ProgressLock&) = delete;
 
@@ -27,6 +31,11 @@ public:
     }
     void lock();
     void unlock();
+    // For a holder that only waits (Engine::block_until): lets a thread that
+    // wants the lock have it, then takes it back after it. Unlocking alone
+    // would not do: the holder would take the lock again before a waiter
+    // woken from the futex gets a CPU, over and over.
+    void yield_to_waiters();
 
     bool held() const { return word_.load(std::memory_order_relaxed) != 0; }
     bool wanted() const { return contenders_.load() != 0; }
@@ -41,6 +50,7 @@ public:
 private:
     std::atomic<std::uint32_t>& word_;
     std::atomic<int> contenders_{0};
+    std::atomic<std::int32_t>* host_waiters_;
     std::atomic<std::uint32_t>* doorbell_ = nullptr;
     wake::Backend* backend_ = nullptr;
 };

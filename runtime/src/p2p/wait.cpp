@@ -38,7 +38,8 @@ void Engine::block_until(Done done, Request* lead) {
     // application thread that wants the lock gets it between passes.
     // Once blocked longer than kBlockedGraceNs the rank acts for peers that
     // compute (the observer), after each run of empty passes it yields its
-    // core, and after options_.wait_spin it sleeps on the doorbell (still holding the
+    // core, and after options_.wait_spin (or as long as the host has CPUs to
+    // spare, Options::spare_cpus) it sleeps on the doorbell (still holding the
     // lock: the rank is blocked in MPI and needs no helper), so that on an
     // oversubscribed node the threads that can make progress (peers, helpers,
     // interrupt threads) get the core.
@@ -57,8 +58,12 @@ void Engine::block_until(Done done, Request* lead) {
     // yield hands the core to whatever else is runnable there (a helper at
     // SCHED_IDLE, another rank) for longer than the transfer has left.
     const auto transfer_until = expected_end(lead);
-    const auto spin_until =
-        std::max(std::chrono::steady_clock::now() + options_.wait_spin, transfer_until);
+    const auto entered = std::chrono::steady_clock::now();
+    const auto spin_until = std::max(entered + options_.wait_spin, transfer_until);
+    const auto cpus_to_spare = [this] {
+        return options_.spare_cpus >= 0 && options_.lock_waiters != nullptr &&
+               options_.lock_waiters->load(std::memory_order_relaxed) <= options_.spare_cpus;
+    };
     // A receive whose sender is writing it (direct.cpp) polls until the write
     // should be over for the same reason, bounded in case the sender is gone.
     std::optional<std::chrono::steady_clock::time_point> delivery_spin_until;
@@ -91,14 +96,13 @@ void Engine::block_until(Done done, Request* lead) {
             handed_over = observer_->rank_blocked();
         }
         if (lock_.wanted()) {
-            lock_.unlock();
-            cpu_relax();
-            lock_.lock();
+            lock_.yield_to_waiters();
         } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
                    (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
-                   (!handed_over && std::chrono::steady_clock::now() < spin_until) ||
+                   (!handed_over &&
+                    (std::chrono::steady_clock::now() < spin_until || cpus_to_spare())) ||
                    awaiting_delivery(lead, delivery_spin_until)) {
             // Queued sends wait for a peer to free a slot, which rings no bell.
             sched_yield();

@@ -226,28 +226,29 @@ TEST(PlacementAutomatic, OneCpuMachinesAreNotBound) {
 }
 
 // SI_WAIT_SPIN_US=auto polls only while every thread that wants a CPU has one.
-TEST(PlacementOversubscribed, RanksThatFitTheMachineAreNot) {
+TEST(PlacementSpareCpus, RanksThatFitTheMachineLeaveTheRest) {
     const CpuTopology laptop = load_synthetic_topology("core:2 pu:1");
-    EXPECT_FALSE(oversubscribed(laptop, Cpus{}, CpuDemand{2, 0}));
-    EXPECT_FALSE(oversubscribed(laptop, Cpus{0, 1}, CpuDemand{1, 1}));
+    EXPECT_EQ(spare_cpus(laptop, Cpus{}, CpuDemand{2, 0}), 0);
+    EXPECT_EQ(spare_cpus(laptop, Cpus{0, 1}, CpuDemand{1, 1}), 0);
+    EXPECT_EQ(spare_cpus(laptop, Cpus{0, 1}, CpuDemand{1, 0}), 1);
 }
 
-TEST(PlacementOversubscribed, ProgressThreadsAndHelpersCount) {
+TEST(PlacementSpareCpus, ProgressThreadsAndHelpersCount) {
     const CpuTopology laptop = load_synthetic_topology("core:2 pu:1");
-    EXPECT_TRUE(oversubscribed(laptop, Cpus{0, 1}, CpuDemand{4, 0}));  // 2 ranks + 2 threads
-    EXPECT_TRUE(oversubscribed(laptop, Cpus{0, 1}, CpuDemand{2, 1}));  // 2 ranks + a helper
+    EXPECT_EQ(spare_cpus(laptop, Cpus{0, 1}, CpuDemand{4, 0}), -2);  // 2 ranks + 2 threads
+    EXPECT_EQ(spare_cpus(laptop, Cpus{0, 1}, CpuDemand{2, 1}), -1);  // 2 ranks + a helper
 }
 
-TEST(PlacementOversubscribed, RanksCountAgainstTheCpusTheyWereStartedOn) {
+TEST(PlacementSpareCpus, RanksCountAgainstTheCpusTheyWereStartedOn) {
     // `taskset -c 0 sirun -n 2`: two ranks on one CPU of a 16-CPU machine.
-    EXPECT_TRUE(oversubscribed(two_numa_nodes(), Cpus{0}, CpuDemand{2, 0}));
-    // `sirun --bind core` on 8 cores: the helpers take cores no rank uses.
-    EXPECT_FALSE(oversubscribed(two_numa_nodes(), Cpus{0, 1, 2, 3}, CpuDemand{4, 2}));
-    EXPECT_TRUE(oversubscribed(two_numa_nodes(), Cpus{0, 1, 2, 3}, CpuDemand{4, 13}));
+    EXPECT_EQ(spare_cpus(two_numa_nodes(), Cpus{0}, CpuDemand{2, 0}), -1);
+    // `sirun --bind core` on 2 cores: the helpers take cores no rank uses.
+    EXPECT_EQ(spare_cpus(two_numa_nodes(), Cpus{0, 1, 2, 3}, CpuDemand{4, 2}), 0);
+    EXPECT_EQ(spare_cpus(two_numa_nodes(), Cpus{0, 1, 2, 3}, CpuDemand{4, 13}), -1);
 }
 
-TEST(PlacementOversubscribed, HardwareThreadsAreCpus) {
-    EXPECT_FALSE(oversubscribed(load_synthetic_topology("core:1 pu:2"), Cpus{}, CpuDemand{2, 0}));
+TEST(PlacementSpareCpus, HardwareThreadsAreCpus) {
+    EXPECT_EQ(spare_cpus(load_synthetic_topology("core:1 pu:2"), Cpus{}, CpuDemand{2, 0}), 0);
 }
 
 }  // namespace
