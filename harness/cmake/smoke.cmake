@@ -36,6 +36,11 @@ endif()
 if(NOT EXISTS ${OUT_DIR}/plots/sp-S.png)
   message(FATAL_ERROR "no ${OUT_DIR}/plots/sp-S.png")
 endif()
+# The Google Benchmark study: its JSON as rows.
+file(STRINGS ${OUT_DIR}/results.csv gbench_rows REGEX "^gbench,progress_idle/ranks:2,.*,time_median,")
+if(NOT gbench_rows)
+  message(FATAL_ERROR "${OUT_DIR}/results.csv holds no runtime_costs row (progress_idle/ranks:2)")
+endif()
 # The traced study: its report (stage table, timeline) from the SI_TRACE files.
 set(trace_report ${OUT_DIR}/plots/trace-overlap-trace.simpi-smart-h1.p1)
 foreach(file IN ITEMS stages.txt transfers.csv timeline.png stages.png)

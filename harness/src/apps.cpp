@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "config.hpp"
+#include "units.hpp"
 
 namespace si::harness {
 
@@ -47,12 +48,6 @@ int round_of(const std::string& run_id) {
     } catch (const std::exception&) {
         return 0;
     }
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace
@@ -97,10 +92,10 @@ std::vector<AppResult> app_results(const std::vector<Row>& rows) {
         }
         if (seconds.empty()) continue;  // no time row: nothing to show
         result.rounds = static_cast<int>(seconds.size());
-        result.seconds = median(seconds);
+        result.seconds = median_of(seconds);
         result.seconds_min = *std::min_element(seconds.begin(), seconds.end());
         result.seconds_max = *std::max_element(seconds.begin(), seconds.end());
-        if (!mops.empty()) result.mops = median(mops);
+        if (!mops.empty()) result.mops = median_of(mops);
         if (const auto* base = baseline_of(key)) {
             // Rounds present on both sides pair up: each ratio compares two runs made
             // one after the other.
@@ -111,14 +106,15 @@ std::vector<AppResult> app_results(const std::vector<Row>& rows) {
                     ratios.push_back(other->second.seconds / sample.seconds);
             }
             if (!ratios.empty()) {
-                result.speedup = median(ratios);
+                result.speedup = median_of(ratios);
                 result.speedup_min = *std::min_element(ratios.begin(), ratios.end());
                 result.speedup_max = *std::max_element(ratios.begin(), ratios.end());
             } else {
                 std::vector<double> base_seconds;
                 for (const auto& [round, sample] : *base)
                     if (sample.seconds > 0) base_seconds.push_back(sample.seconds);
-                if (!base_seconds.empty()) result.speedup = median(base_seconds) / result.seconds;
+                if (!base_seconds.empty())
+                    result.speedup = median_of(base_seconds) / result.seconds;
             }
         }
         results.push_back(result);

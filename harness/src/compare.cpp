@@ -23,12 +23,6 @@ std::string key_of(const Row& r) {
                        format_size(r.msg_size), r.metric);
 }
 
-double median_of(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 // Keys in first-appearance order, each with all its values.
 struct Grouped {
     std::vector<std::string> order;

@@ -227,11 +227,63 @@ void read_suite(const Reader& reader, const TablePtr& table, Study& study) {
         reader.fail("ranks", "missing (a suite study's job sizes, e.g. [2])");
 }
 
+// Names become file names and plot titles. A suite study's benchmarks are the
+// suite's own names, not files of ours.
+void check_names(const Reader& reader, const Study& study) {
+    const auto safe = [](const std::string& word) {
+        return !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") ==
+                                    std::string::npos;
+    };
+    if (!safe(study.name)) reader.fail("name", "use lower-case letters, digits, '-' and '_'");
+    if (study.suite.empty() && !safe(study.benchmark))
+        reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
+}
+
+// A Google Benchmark study: one run of its program, which is no MPI job and sweeps
+// nothing sibench knows of; only simpi-none describes it (the runtime's code
+// outside any progression mode).
+Study make_gbench_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
+    for (const char* key : {"scaling", "max_ranks", "ranks", "helpers", "pairs", "sizes",
+                            "min_size", "max_size", "iterations", "warmup", "trace", "rounds",
+                            "launcher", "suite", "benchmarks", "source", "check"})
+        if (table->contains(key))
+            reader.fail(key,
+                        "a Google Benchmark study (kind = \"gbench\") takes its options "
+                        "from `args` (--benchmark_repetitions=5 ...)");
+    Study study;
+    study.kind = "gbench";
+    const auto benchmark = reader.string(table, "benchmark");
+    if (!benchmark || benchmark->empty())
+        reader.fail("benchmark", "missing (the program's name, e.g. \"runtime_costs\")");
+    study.benchmark = *benchmark;
+    study.name = reader.string(table, "name").value_or(study.benchmark);
+    check_names(reader, study);
+    const auto configs = reader.strings(table, "configs")
+                             .value_or(std::vector<std::string>{std::string(kBaselineConfig)});
+    for (const auto& name : configs)
+        if (name != kBaselineConfig)
+            reader.fail("configs", "a Google Benchmark study runs as simpi-none only");
+    study.configs = {parse_config(kBaselineConfig)};
+    study.pairs.clear();
+    study.ranks = {1};
+    study.timeout_s = reader.number(table, "timeout").value_or(defaults.timeout_s.value_or(600.0));
+    study.args = reader.strings(table, "args").value_or(std::vector<std::string>{});
+    if (defaults.env) study.env = *defaults.env;
+    if (auto own = reader.env(table, "env"))
+        study.env.insert(study.env.end(), own->begin(), own->end());
+    return study;
+}
+
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
-    reader.check_keys(table, {"name", "benchmark", "scaling", "max_ranks", "ranks", "configs",
-                              "helpers", "pairs", "sizes", "min_size", "max_size", "iterations",
-                              "warmup", "timeout", "args", "env", "trace", "rounds", "launcher",
-                              "suite", "benchmarks", "source", "check"});
+    reader.check_keys(table,
+                      {"name",     "benchmark", "scaling",    "max_ranks", "ranks",    "configs",
+                       "helpers",  "pairs",     "sizes",      "min_size",  "max_size", "iterations",
+                       "warmup",   "timeout",   "args",       "env",       "trace",    "rounds",
+                       "launcher", "suite",     "benchmarks", "source",    "check",    "kind"});
+    const std::string kind = reader.string(table, "kind").value_or("mpi");
+    if (kind == "gbench") return make_gbench_study(reader, table, defaults);
+    if (kind != "mpi")
+        reader.fail("kind", "mpi (the default) or gbench (a Google Benchmark program)");
     Study study;
     const bool suite = table->contains("suite");
     if (suite) {
@@ -246,14 +298,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
         study.benchmark = *benchmark;
     }
     study.name = reader.string(table, "name").value_or(suite ? study.suite : study.benchmark);
-    // Names become file names and plot titles.
-    const auto safe = [](const std::string& word) {
-        return !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") ==
-                                    std::string::npos;
-    };
-    if (!safe(study.name)) reader.fail("name", "use lower-case letters, digits, '-' and '_'");
-    if (!suite && !safe(study.benchmark))
-        reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
+    check_names(reader, study);
     study.scaling = reader.boolean(table, "scaling").value_or(false);
     study.trace = reader.boolean(table, "trace").value_or(false);
     study.launcher = reader.string(table, "launcher").value_or("sirun");
@@ -501,6 +546,7 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             run.suite = study.suite;
             run.suite_source = study.source;
             run.suite_check = study.check;
+            run.kind = study.kind;
             run.config = config;
             run.pairs = pairs;
             run.job_ranks = job_ranks;

@@ -64,6 +64,10 @@ struct Study {
     std::vector<std::string> benchmarks;
     std::string source;
     bool check = false;
+    // "mpi" (a benchmark or application started by a launcher) or "gbench": a
+    // Google Benchmark program run once, directly, its JSON turned into rows
+    // (gbench.hpp); its options come from `args` only.
+    std::string kind = "mpi";
 };
 
 // [plots]: which study feeds which figure, and the sizes figures and summary pick.
@@ -121,6 +125,7 @@ struct PlannedRun {
     std::string suite;
     std::string suite_source;
     bool suite_check = false;
+    std::string kind = "mpi";  // Study::kind
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };

@@ -14,6 +14,7 @@
 
 #include "apps.hpp"
 #include "derive.hpp"
+#include "gbench.hpp"
 #include "launch.hpp"
 #include "machine.hpp"
 #include "plot.hpp"
@@ -154,7 +155,8 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
                         const std::vector<RunRecord>& runs) {
     std::vector<Row> micro;
     std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro), [](const Row& row) {
-        return !is_application_suite(row.suite) && !is_third_party_suite(row.suite);
+        return !is_application_suite(row.suite) && !is_third_party_suite(row.suite) &&
+               row.suite != kGbenchSuite;
     });
     const auto apps = app_results(rows);
     std::vector<std::string> notes;
@@ -174,6 +176,8 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
         for (auto& figure : suite_figures(rows)) figures.push_back(std::move(figure));
         summary += (summary.empty() ? "" : "\n") + suites;
     }
+    if (const std::string costs = format_gbench_summary(rows); !costs.empty())
+        summary += (summary.empty() ? "" : "\n") + costs;
     for (const auto& note : busy_notes(runs)) summary += "busy: " + note + '\n';
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
     std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
@@ -194,13 +198,15 @@ void report_trace(const fs::path& prefix, const fs::path& out, std::vector<std::
 }
 
 // A run's command and why it cannot start: sibench's benchmarks know their binary,
-// a suite's runs ask the suite's build.
+// a suite's runs ask the suite's build, a Google Benchmark program runs alone.
 Command command_of(const PlannedRun& run, const LaunchSite& site, const SuiteBuilds& suites,
                    const std::string& csv_path) {
+    if (run.kind == "gbench") return gbench_command(run, site.bin_dir, gbench_json_path(csv_path));
     return run.suite.empty() ? local_command(run, site, csv_path) : suites.command(run, site);
 }
 
 std::string missing_of(const PlannedRun& run, const LaunchSite& site, const SuiteBuilds& suites) {
+    if (run.kind == "gbench") return gbench_missing_reason(run, site.bin_dir);
     return run.suite.empty() ? missing_reason(run, site) : suites.missing_reason(run, site);
 }
 
@@ -214,6 +220,20 @@ void apply_sources(std::vector<PlannedRun>& planned,
             run.suite_source = given->second;
         if (!run.suite_source.empty())
             run.suite_source = fs::absolute(run.suite_source).lexically_normal().string();
+    }
+}
+
+// What reading a run's output said, for a run whose program writes no CSV itself:
+// a failure turns an exit status of 0 into `failed`; notes go to the sweep's notes
+// and the first to the run's own when it has none.
+void take_verdict(const std::string& failure, const std::vector<std::string>& notes,
+                  RunRecord& record, std::vector<std::string>& sweep_notes) {
+    for (const auto& note : notes) sweep_notes.push_back(fmt::format("{}: {}", record.id, note));
+    if (record.status == "ok" && !failure.empty()) {
+        record.status = "failed";
+        record.note = failure;
+    } else if (record.note.empty() && !notes.empty()) {
+        record.note = notes.front();
     }
 }
 
@@ -399,19 +419,20 @@ int run_sweep(const RunOptions& options) {
             record.note = result.error;
             if (record.status == "timeout")
                 record.note = fmt::format("hit the {:g} s limit", run.timeout_s);
+            if (run.kind == "gbench") {
+                // Its JSON becomes the raw CSV; benchmarks that skipped themselves
+                // (a device this machine lacks) are noted, not failed.
+                const GbenchOutput output =
+                    record_gbench_output(run, gbench_json_path((dir / record.csv).string()),
+                                         (dir / record.csv).string());
+                take_verdict(output.failure, output.notes, record, collected.notes);
+            }
             if (!run.suite.empty()) {
                 // A suite writes no CSV: its output is read, and may say the run failed
                 // although it exited 0 (NPB's verification).
                 const SuiteOutput output = record_suite_output(run, (dir / record.log).string(),
                                                                (dir / record.csv).string());
-                for (const auto& note : output.notes)
-                    collected.notes.push_back(fmt::format("{}: {}", run.id, note));
-                if (record.status == "ok" && !output.failure.empty()) {
-                    record.status = "failed";
-                    record.note = output.failure;
-                } else if (record.note.empty() && !output.notes.empty()) {
-                    record.note = output.notes.front();
-                }
+                take_verdict(output.failure, output.notes, record, collected.notes);
             }
             if (record.status == "ok") {
                 ++ok;

@@ -110,6 +110,12 @@ SbatchPlan plan_sbatch(const Profile& profile, const SbatchOptions& options) {
     // A suite is built on the machine that runs it, into its work directory; sbatch
     // scripts for that are not written (yet).
     std::erase_if(planned, [&](const PlannedRun& run) {
+        if (run.kind == "gbench") {
+            plan.left_out.push_back(fmt::format(
+                "{}: a Google Benchmark program, which measures one machine (sibench run)",
+                run.study));
+            return true;
+        }
         if (run.suite.empty()) return false;
         plan.left_out.push_back(fmt::format(
             "{} {}: a {} suite run, which only `sibench run` does (on one host)", run.study,

@@ -1,8 +1,10 @@
 #include "units.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/chrono.h>
@@ -116,6 +118,13 @@ std::string utc_timestamp() {
 std::string utc_stamp_compact() {
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     return fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(now));
+}
+
+double median_of(std::vector<double> values) {
+    if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace si::harness

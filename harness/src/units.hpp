@@ -1,5 +1,5 @@
-// Small text helpers shared by sibench's parts: message sizes as people write them
-// (16k, 1m), comma lists, shell quoting for the commands sibench records.
+// Small helpers shared by sibench's parts: message sizes as people write them
+// (16k, 1m), comma lists, shell quoting for the commands sibench records, medians.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,9 @@ std::string shell_join(const std::vector<std::string>& words);
 
 // Parses a non-negative integer or throws std::invalid_argument naming `what`.
 long parse_count(std::string_view text, std::string_view what);
+
+// The middle value (the mean of the two middle ones for an even count); NaN when empty.
+double median_of(std::vector<double> values);
 
 // "2026-11-23T05:07:54Z" (now, UTC) and "20261123T050754Z" (for directory names).
 std::string utc_timestamp();

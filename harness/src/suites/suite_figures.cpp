@@ -42,12 +42,6 @@ Collected collect(const std::vector<Row>& rows) {
     return c;
 }
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 // "latency_mean" -> "latency", "message_rate_mean" -> "message rate".
 std::string measurement_words(const std::string& metric) {
     std::string words = metric.ends_with("_mean") ? metric.substr(0, metric.size() - 5) : metric;
@@ -112,7 +106,7 @@ std::vector<Figure> suite_figures(const std::vector<Row>& rows) {
             Series series{config, {}};
             for (const auto& [size, samples] : by_size) {
                 if (sized && size == 0) continue;  // no place on a log axis
-                const double y = median(samples);
+                const double y = median_of(samples);
                 const double x = static_cast<double>(size);
                 if (samples.size() > 1)
                     series.points.push_back({x, y,
@@ -160,8 +154,9 @@ std::string format_suite_summary(const std::vector<Row>& rows) {
             text += fmt::format("{:>9}", size_label(size));
             for (const auto& [config, by_size] : values) {
                 const auto at = by_size.find(size);
-                text += at == by_size.end() ? fmt::format(" {:>{}}", "-", width)
-                                            : fmt::format(" {:>{}.2f}", median(at->second), width);
+                text += at == by_size.end()
+                            ? fmt::format(" {:>{}}", "-", width)
+                            : fmt::format(" {:>{}.2f}", median_of(at->second), width);
             }
             text += '\n';
         }

@@ -10,7 +10,6 @@
 #include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
-#include "p2p/unexpected.hpp"
 #include "p2p/wire.hpp"
 
 namespace si::p2p {
@@ -52,13 +51,7 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
             transports_.push_back(transport);
 }
 
-Engine::~Engine() {
-    while (!unexpected_.empty()) {
-        Unexpected* entry = unexpected_.front();
-        unexpected_.erase(entry);
-        delete entry;
-    }
-}
+Engine::~Engine() = default;
 
 // ---- starting operations ------------------------------------------------------
 
@@ -143,8 +136,7 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
 
 Engine::Unexpected* Engine::find_unexpected(int source, int tag, const CommRef&,
                                             std::uint16_t context) {
-    const MatchSpec spec{context, source, tag};
-    return unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
+    return unexpected_.find(MatchSpec{context, source, tag});
 }
 
 // Takes ownership of an entry already out of the queue.
@@ -154,7 +146,7 @@ void Engine::receive_unexpected(Request* request, Unexpected* entry) {
     else
         receive_rendezvous(request, entry->peer, entry->tuple,
                            reinterpret_cast<const std::byte*>(&entry->rts));
-    delete entry;
+    unexpected_.recycle(entry);
 }
 
 std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& comm,
@@ -314,8 +306,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
     }
 
     ReceiveClaim claim = ReceiveClaim::taken;
-    Request* request = posted_.find([&](Request& r) {
-        if (!r.match.matches(tuple)) return false;
+    Request* request = posted_.find(tuple, [&](Request& r) {
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
     });
@@ -329,12 +320,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
             receive_rendezvous(request, arrival.peer, tuple, arrival.body);
     } else {
         ++stats_.unexpected;
-        auto* entry = new Unexpected{tuple, arrival.peer, {}, {}};
-        if (tuple.kind == MessageKind::eager)
-            entry->data.assign(arrival.body, arrival.body + arrival.bytes);
-        else
-            std::memcpy(&entry->rts, arrival.body, sizeof entry->rts);
-        unexpected_.push_back(entry);
+        unexpected_.push_back(unexpected_.make(tuple, arrival.peer, arrival.body, arrival.bytes));
     }
     transport_of_[arrival.peer]->repost(arrival);
 }
@@ -342,14 +328,14 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
 void Engine::control_arrived(int peer, const ControlHeader& control) {
     if (control.type == ControlType::cancel_send) {
         // Unmatched, the RTS is dropped; matched, its FIN is or will be on its way.
-        Unexpected* entry = unexpected_.find([&](const Unexpected& u) {
+        Unexpected* entry = unexpected_.find_if([&](const Unexpected& u) {
             return u.peer == peer && u.tuple.kind == MessageKind::rts &&
                    u.rts.request == control.request;
         });
         const bool dropped = entry != nullptr;
         if (dropped) {
             unexpected_.erase(entry);
-            delete entry;
+            unexpected_.recycle(entry);
         }
         const Tuple reply{MessageKind::control, 0, 0, 0};
         send_or_queue(Outgoing{peer, reply.pack(), nullptr,

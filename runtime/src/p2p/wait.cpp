@@ -10,7 +10,6 @@
 #include "base/cpu.hpp"
 #include "base/trace.hpp"
 #include "p2p/engine.hpp"
-#include "p2p/unexpected.hpp"
 
 namespace si::p2p {
 

@@ -167,14 +167,17 @@ TEST(SibenchProfile, ShippedProfilesParse) {
         EXPECT_FALSE(expand_matrix(p).empty());
     }
     // quick: one pair (SP and the oversubscribed scalability study: 4 ranks), one
-    // helper (it has to fit a two-core laptop).
+    // helper (it has to fit a two-core laptop); the runtime's costs in one process.
+    int gbench_runs = 0;
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
         const bool four = run.benchmark == "sp" || run.study == "scalability";
-        EXPECT_EQ(run.ranks(), four ? 4 : 2) << run.id;
+        gbench_runs += run.kind == "gbench";
+        EXPECT_EQ(run.ranks(), run.kind == "gbench" ? 1 : four ? 4 : 2) << run.id;
         if (run.config.mode == "smart") {
             EXPECT_EQ(run.config.helpers, 1) << run.id;
         }
     }
+    EXPECT_EQ(gbench_runs, 1) << "the runtime-costs study";
     // full: the thesis' counts and the scalability study.
     const Profile full = parse_profile_file(find_profile("full"));
     const auto scal = std::find_if(full.studies.begin(), full.studies.end(),
