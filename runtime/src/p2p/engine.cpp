@@ -10,6 +10,7 @@
 #include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
+#include "p2p/unexpected.hpp"
 #include "p2p/wire.hpp"
 
 namespace si::p2p {
@@ -51,7 +52,13 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
             transports_.push_back(transport);
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+    while (!unexpected_.empty()) {
+        Unexpected* entry = unexpected_.front();
+        unexpected_.erase(entry);
+        delete entry;
+    }
+}
 
 // ---- starting operations ------------------------------------------------------
 
@@ -136,7 +143,8 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
 
 Engine::Unexpected* Engine::find_unexpected(int source, int tag, const CommRef&,
                                             std::uint16_t context) {
-    return unexpected_.find(MatchSpec{context, source, tag});
+    const MatchSpec spec{context, source, tag};
+    return unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
 }
 
 // Takes ownership of an entry already out of the queue.
@@ -146,7 +154,7 @@ void Engine::receive_unexpected(Request* request, Unexpected* entry) {
     else
         receive_rendezvous(request, entry->peer, entry->tuple,
                            reinterpret_cast<const std::byte*>(&entry->rts));
-    unexpected_.recycle(entry);
+    delete entry;
 }
 
 std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& comm,
@@ -306,7 +314,8 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
     }
 
     ReceiveClaim claim = ReceiveClaim::taken;
-    Request* request = posted_.find(tuple, [&](Request& r) {
+    Request* request = posted_.find([&](Request& r) {
+        if (!r.match.matches(tuple)) return false;
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
     });
@@ -320,7 +329,12 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
             receive_rendezvous(request, arrival.peer, tuple, arrival.body);
     } else {
         ++stats_.unexpected;
-        unexpected_.push_back(unexpected_.make(tuple, arrival.peer, arrival.body, arrival.bytes));
+        auto* entry = new Unexpected{tuple, arrival.peer, {}, {}};
+        if (tuple.kind == MessageKind::eager)
+            entry->data.assign(arrival.body, arrival.body + arrival.bytes);
+        else
+            std::memcpy(&entry->rts, arrival.body, sizeof entry->rts);
+        unexpected_.push_back(entry);
     }
     transport_of_[arrival.peer]->repost(arrival);
 }
@@ -328,14 +342,14 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
 void Engine::control_arrived(int peer, const ControlHeader& control) {
     if (control.type == ControlType::cancel_send) {
         // Unmatched, the RTS is dropped; matched, its FIN is or will be on its way.
-        Unexpected* entry = unexpected_.find_if([&](const Unexpected& u) {
+        Unexpected* entry = unexpected_.find([&](const Unexpected& u) {
             return u.peer == peer && u.tuple.kind == MessageKind::rts &&
                    u.rts.request == control.request;
         });
         const bool dropped = entry != nullptr;
         if (dropped) {
             unexpected_.erase(entry);
-            unexpected_.recycle(entry);
+            delete entry;
         }
         const Tuple reply{MessageKind::control, 0, 0, 0};
         send_or_queue(Outgoing{peer, reply.pack(), nullptr,

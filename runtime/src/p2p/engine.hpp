@@ -17,11 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "p2p/posted_receives.hpp"
+#include "p2p/intrusive_list.hpp"
 #include "p2p/progress_lock.hpp"
 #include "p2p/request.hpp"
 #include "p2p/stats.hpp"
-#include "p2p/unexpected.hpp"
 #include "p2p/wire.hpp"
 #include "transport/transport.hpp"
 #include "wake/wake_word.hpp"
@@ -137,7 +136,7 @@ class Engine final : private transport::Events {
     // A matched probe (MPI_Mprobe) takes the message out of the unexpected
     // queue: no other receive can match it, only imrecv. A message from
     // MPI_PROC_NULL is represented by kNoProcMessage.
-    using Unexpected = UnexpectedMessage;
+    struct Unexpected;
     std::optional<std::pair<Unexpected*, Completion>> improbe(int source, int tag,
                                                               const CommRef& comm,
                                                               std::uint16_t context);
@@ -230,8 +229,8 @@ class Engine final : private transport::Events {
     ProgressLock& lock_;
     Options options_;
     RequestPool pool_;
-    PostedReceives posted_;
-    UnexpectedMessages unexpected_;
+    IntrusiveList<Request> posted_;
+    IntrusiveList<Unexpected> unexpected_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;

@@ -73,10 +73,8 @@ struct Request {
     // when the RTS left (base/clock.hpp).
     transport::Registration registration{};
     std::uint64_t rts_sent_ns = 0;
-    // Posted receive: its entry in the rank's interrupt request buffer, or -1,
-    // and its place in posting order (PostedReceives).
+    // Posted receive: its entry in the rank's interrupt request buffer, or -1.
     int irb_entry = -1;
-    std::uint64_t sequence = 0;
 
     Request* prev = nullptr;  // posted-receive queue links
     Request* next = nullptr;

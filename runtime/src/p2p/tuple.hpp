@@ -44,12 +44,6 @@ struct Tuple {
     friend constexpr bool operator==(const Tuple&, const Tuple&) = default;
 };
 
-// (context, source, tag) as one word: what a message and a receive naming its
-// source and tag agree on exactly (the matching index's key).
-constexpr std::uint64_t match_key(std::uint16_t context, std::int32_t source, std::int32_t tag) {
-    return Tuple{MessageKind::empty, context, source, tag}.pack();
-}
-
 // What a receive asks for; source and tag may be wildcards.
 struct MatchSpec {
     static constexpr std::int32_t kAnySource = -1;

@@ -10,6 +10,7 @@
 #include "base/cpu.hpp"
 #include "base/trace.hpp"
 #include "p2p/engine.hpp"
+#include "p2p/unexpected.hpp"
 
 namespace si::p2p {
 
