@@ -1,6 +1,7 @@
 # ctest -L bench-smoke: sibench run over harness/profiles/smoke.toml into OUT_DIR,
 # then checks that the run directory holds results.csv with rows, runs.csv,
-# summary.txt, at least one PNG and the trace report of the traced study.
+# summary.txt, at least one PNG, the trace report of the traced study and the
+# ping-pong study's rounds (runs, figures, summary.csv, table).
 #   cmake -DSIBENCH=... -DBUILD_DIR=... -DPROFILE=... -DOUT_DIR=... -P smoke.cmake
 foreach(var IN ITEMS SIBENCH BUILD_DIR PROFILE OUT_DIR)
   if(NOT DEFINED ${var})
@@ -52,12 +53,33 @@ file(STRINGS ${trace_report}/stages.txt stage_lines REGEX "^262144 bytes: [1-9]"
 if(NOT stage_lines)
   message(FATAL_ERROR "${trace_report}/stages.txt names no 256 KiB transfer")
 endif()
+# The ping-pong study in 2 rounds: run ids per round, its figures (with error bars),
+# summary.csv with the spread, and the summary's table with the ratio to MPICH.
+file(STRINGS ${OUT_DIR}/runs.csv round_runs REGEX "^pingpong\\.simpi-none\\.p1\\.round[12],")
+list(LENGTH round_runs round_run_count)
+if(NOT round_run_count EQUAL 2)
+  message(FATAL_ERROR "${OUT_DIR}/runs.csv lists ${round_run_count} rounds of pingpong.simpi-none")
+endif()
+foreach(measurement IN ITEMS latency bandwidth bibandwidth)
+  if(NOT EXISTS ${OUT_DIR}/plots/pingpong-${measurement}.png)
+    message(FATAL_ERROR "no ${OUT_DIR}/plots/pingpong-${measurement}.png")
+  endif()
+endforeach()
+file(READ ${OUT_DIR}/plots/pingpong-bibandwidth.gp bibw_script)
+if(NOT bibw_script MATCHES "yerrorlines")
+  message(FATAL_ERROR "pingpong-bibandwidth.gp draws no min..max over the rounds")
+endif()
+file(STRINGS ${OUT_DIR}/summary.csv spread_rows REGEX "^pingpong,pingpong,mpich,.*,bibandwidth_median,MB/s,2,")
+if(NOT spread_rows)
+  message(FATAL_ERROR "${OUT_DIR}/summary.csv has no 2-round bibandwidth_median row of mpich")
+endif()
 file(GLOB pngs ${OUT_DIR}/plots/*.png)
 if(NOT pngs)
   message(FATAL_ERROR "no PNG in ${OUT_DIR}/plots (gnuplot-nox installed?)")
 endif()
 file(READ ${OUT_DIR}/summary.txt summary)
-if(NOT summary MATCHES "simpi-smart-h1" OR NOT summary MATCHES "speed-up")
-  message(FATAL_ERROR "summary.txt lacks simpi-smart-h1:\n${summary}")
+if(NOT summary MATCHES "simpi-smart-h1" OR NOT summary MATCHES "speed-up"
+   OR NOT summary MATCHES "pingpong bidirectional bandwidth" OR NOT summary MATCHES "none/mpich")
+  message(FATAL_ERROR "summary.txt lacks simpi-smart-h1, the speed-up or the ping-pong tables:\n${summary}")
 endif()
 message(STATUS "sibench smoke: ${row_count} rows, figures: ${pngs}")

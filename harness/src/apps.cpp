@@ -40,16 +40,6 @@ std::string title_of(const AppResult& r) {
                : fmt::format("NAS {} class {} (study {})", app, class_of(r.benchmark), r.study);
 }
 
-int round_of(const std::string& run_id) {
-    const auto dot = run_id.rfind(".round");
-    if (dot == std::string::npos) return 0;
-    try {
-        return std::stoi(run_id.substr(dot + 6));
-    } catch (const std::exception&) {
-        return 0;
-    }
-}
-
 }  // namespace
 
 std::vector<AppResult> app_results(const std::vector<Row>& rows) {
@@ -65,8 +55,7 @@ std::vector<AppResult> app_results(const std::vector<Row>& rows) {
         // NPB prints one Mop/s for the job; apps/nas-sp the median over its ranks.
         const bool mops = row.metric == "mops_median" || row.metric == "mops_total";
         if (!time && !mops) continue;
-        Sample& sample =
-            by_key[{row.study, row.benchmark, row.ranks, row.config}][round_of(row.run)];
+        Sample& sample = by_key[{row.study, row.benchmark, row.ranks, row.config}][row.round];
         if (time) sample.seconds = row.value;
         if (mops) sample.mops = row.value;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/stats.hpp"
 #include "config.hpp"
 
 namespace si::harness {
@@ -17,7 +18,9 @@ const std::string kBaseline(kBaselineConfig);
 
 ResultIndex::ResultIndex(const std::vector<Row>& rows) {
     for (const auto& row : rows) {
-        values_[{row.study, row.config, row.pairs, row.msg_size, row.metric}] = row.value;
+        auto [entry, fresh] = entries_.try_emplace(
+            {row.study, row.config, row.pairs, row.msg_size, row.metric}, Entry{row, {}});
+        entry->second.rounds[row.round] = row.value;
         configs_[row.study].insert(row.config);
         pairs_[row.study].insert(row.pairs);
         sizes_[row.study].insert(row.msg_size);
@@ -25,12 +28,45 @@ ResultIndex::ResultIndex(const std::vector<Row>& rows) {
     }
 }
 
+namespace {
+
+Spread spread_of(const std::map<int, double>& rounds) {
+    std::vector<double> values;
+    for (const auto& [round, value] : rounds) values.push_back(value);
+    const bench::Summary s = bench::summarize(values);
+    return {s.median, s.min, s.max, static_cast<int>(s.count)};
+}
+
+}  // namespace
+
+std::optional<Spread> ResultIndex::spread(const std::string& study, const std::string& config,
+                                          int pairs, std::uint64_t size,
+                                          const std::string& metric) const {
+    const auto found = entries_.find({study, config, pairs, size, metric});
+    if (found == entries_.end()) return std::nullopt;
+    return spread_of(found->second.rounds);
+}
+
 std::optional<double> ResultIndex::value(const std::string& study, const std::string& config,
                                          int pairs, std::uint64_t size,
                                          const std::string& metric) const {
-    const auto found = values_.find({study, config, pairs, size, metric});
-    if (found == values_.end()) return std::nullopt;
-    return found->second;
+    const auto found = spread(study, config, pairs, size, metric);
+    if (!found) return std::nullopt;
+    return found->median;
+}
+
+std::vector<std::pair<Row, Spread>> ResultIndex::spreads() const {
+    std::vector<std::pair<Row, Spread>> result;
+    for (const auto& [key, entry] : entries_)
+        result.emplace_back(entry.first, spread_of(entry.rounds));
+    return result;
+}
+
+int ResultIndex::rounds(const std::string& study) const {
+    std::size_t most = 0;
+    for (const auto& [key, entry] : entries_)
+        if (std::get<0>(key) == study) most = std::max(most, entry.rounds.size());
+    return static_cast<int>(most);
 }
 
 bool ResultIndex::has_study(const std::string& study) const {
@@ -81,9 +117,15 @@ std::vector<Series> metric_vs_size(const ResultIndex& index, const std::string& 
     const int pairs = index.base_pairs(study);
     for (const auto& config : index.configs(study)) {
         Series series{config, {}};
-        for (auto size : index.sizes(study))
-            if (auto y = index.value(study, config, pairs, size, metric))
-                series.points.push_back({static_cast<double>(size), *y});
+        for (auto size : index.sizes(study)) {
+            const auto y = index.spread(study, config, pairs, size, metric);
+            if (!y) continue;
+            const double x = static_cast<double>(size);
+            if (y->rounds > 1)
+                series.points.push_back({x, y->median, y->min, y->max});
+            else
+                series.points.push_back({x, y->median});
+        }
         if (!series.points.empty()) result.push_back(std::move(series));
     }
     return result;
@@ -106,6 +148,14 @@ std::vector<Series> spread_vs_size(const ResultIndex& index, const std::string& 
         if (!series.points.empty()) result.push_back(std::move(series));
     }
     return result;
+}
+
+const std::vector<PingpongMeasurement>& pingpong_measurements() {
+    static const std::vector<PingpongMeasurement> measurements = {
+        {"latency", "latency", "us", false},
+        {"bandwidth", "bandwidth", "MB/s", true},
+        {"bibandwidth", "bidirectional bandwidth", "MB/s", true}};
+    return measurements;
 }
 
 std::vector<Series> overhead_vs_size(const ResultIndex& index, const std::string& study) {

@@ -29,15 +29,33 @@ struct Series {
     std::vector<Point> points;
 };
 
-// Rows by (study, config, pairs, msg_size, metric). When a key occurs more than once
-// (a repeated run merged in), the last row wins.
+// What one key took over the rounds of its study (one value per round).
+struct Spread {
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    int rounds = 0;
+};
+
+// Rows by (study, config, pairs, msg_size, metric), one value per round (Row::round):
+// a study repeated in rounds keeps every round's value, and value() is their median.
+// When a key occurs more than once in one round (a repeated run merged in), the last
+// row wins.
 class ResultIndex {
   public:
     explicit ResultIndex(const std::vector<Row>& rows);
 
+    // The median over the rounds (a study run once: its value).
     [[nodiscard]] std::optional<double> value(const std::string& study, const std::string& config,
                                               int pairs, std::uint64_t size,
                                               const std::string& metric) const;
+    // The median over the rounds with their min..max (NaN in a round makes all NaN).
+    [[nodiscard]] std::optional<Spread> spread(const std::string& study, const std::string& config,
+                                               int pairs, std::uint64_t size,
+                                               const std::string& metric) const;
+    // The first row of each key (its context: benchmark, runtime, unit, ranks...),
+    // with the key's spread, in key order.
+    [[nodiscard]] std::vector<std::pair<Row, Spread>> spreads() const;
     [[nodiscard]] bool has_study(const std::string& study) const;
     // Every study with rows, in name order.
     [[nodiscard]] std::vector<std::string> studies() const;
@@ -49,9 +67,16 @@ class ResultIndex {
     // The smallest pair count of a study: the one pairwise figures show.
     [[nodiscard]] int base_pairs(const std::string& study) const;
 
+    // The most rounds any key of the study has (1 for a study run once).
+    [[nodiscard]] int rounds(const std::string& study) const;
+
   private:
     using Key = std::tuple<std::string, std::string, int, std::uint64_t, std::string>;
-    std::map<Key, double> values_;
+    struct Entry {
+        Row first;                     // the key's first row, for its context
+        std::map<int, double> rounds;  // round -> value
+    };
+    std::map<Key, Entry> entries_;
     std::map<std::string, std::set<std::string>> configs_;
     std::map<std::string, std::set<int>> pairs_;
     std::map<std::string, std::set<std::uint64_t>> sizes_;
@@ -59,13 +84,24 @@ class ResultIndex {
 };
 
 // `metric` (e.g. "overlap_median") against message size, one series per configuration,
-// at the study's base pair count.
+// at the study's base pair count: the median over the study's rounds, with their
+// min..max as the spread when it ran in several.
 std::vector<Series> metric_vs_size(const ResultIndex& index, const std::string& study,
                                    const std::string& metric);
 // <measurement>_median over message sizes with <measurement>_min and _max as its
 // spread; points whose median is missing (NaN) are left out.
 std::vector<Series> spread_vs_size(const ResultIndex& index, const std::string& study,
                                    const std::string& measurement);
+
+// The ping-pong benchmark's measurements (microbench/p2p/pingpong.cpp), in the order
+// of its tables and figures.
+struct PingpongMeasurement {
+    std::string name;   // the metric without its statistic: "bibandwidth"
+    std::string words;  // "bidirectional bandwidth"
+    std::string unit;
+    bool higher_is_better = false;
+};
+const std::vector<PingpongMeasurement>& pingpong_measurements();
 
 // T_lat(config) - T_lat(simpi-none) per size (latency_median), for every configuration
 // but the baseline; empty when the baseline was not run.

@@ -27,7 +27,8 @@ using namespace si::harness;
 // Exit status of usage and input errors, apart from 1 (a failed sweep or a regression).
 constexpr int kUsageError = 2;
 
-void add_selection(CLI::App& command, MatrixFilter& filter, std::vector<int>& helpers) {
+void add_selection(CLI::App& command, MatrixFilter& filter, std::vector<int>& helpers,
+                   int& rounds) {
     command
         .add_option("--only", filter.studies,
                     "Run only these studies of the profile (comma-separated)")
@@ -41,6 +42,11 @@ void add_selection(CLI::App& command, MatrixFilter& filter, std::vector<int>& he
         .add_option("--helpers", helpers, "Helper counts for simpi-smart, replacing the profile's")
         ->delimiter(',')
         ->check(CLI::Range(1, 64));
+    command
+        .add_option("--rounds", rounds,
+                    "Run every selected study's configurations this many times, round by "
+                    "round, replacing the profiles' rounds")
+        ->check(CLI::Range(1, 1000));
 }
 
 int compare_command(const std::string& reference, const std::string& current,
@@ -140,6 +146,7 @@ int main(int argc, char** argv) {
 
     RunOptions run;
     std::vector<int> run_helpers;
+    int run_rounds = 0;
     double run_timeout = 0;
     bool no_plot = false;
     auto* run_cmd = app.add_subcommand("run", "Run a profile's matrix into a new run directory");
@@ -154,7 +161,7 @@ int main(int argc, char** argv) {
                      "Results root: runs go to OUT/<profile>/<host>-<UTC time>")
         ->capture_default_str();
     run_cmd->add_option("--run-dir", run.run_dir, "Write into exactly this directory instead");
-    add_selection(*run_cmd, run.filter, run_helpers);
+    add_selection(*run_cmd, run.filter, run_helpers, run_rounds);
     run_cmd->add_option("--timeout", run_timeout, "Seconds per run, replacing the profile's")
         ->check(CLI::PositiveNumber);
     run_cmd->add_flag("--dry-run", run.dry_run, "Print the runs and their commands, run nothing");
@@ -282,6 +289,7 @@ int main(int argc, char** argv) {
     SbatchOptions sb;
     std::string sb_profile, sb_build = "build";
     std::vector<int> sb_helpers;
+    int sb_rounds = 0;
     auto* sbatch_cmd =
         app.add_subcommand("sbatch", "Write Slurm job scripts for a profile's sweep");
     sbatch_cmd->add_option("--profile", sb_profile, "Profile name or .toml path")->required();
@@ -300,7 +308,7 @@ int main(int argc, char** argv) {
         ->required();
     sbatch_cmd->add_option("--build", sb_build, "Build directory (its bin/ as seen from the nodes)")
         ->capture_default_str();
-    add_selection(*sbatch_cmd, sb.filter, sb_helpers);
+    add_selection(*sbatch_cmd, sb.filter, sb_helpers, sb_rounds);
 
     std::string trace_prefix, trace_out;
     int trace_repetitions = 3;
@@ -338,6 +346,7 @@ int main(int argc, char** argv) {
             where = "sibench run";
             run.sources = parse_sources(run_sources);
             if (!run_helpers.empty()) run.filter.helpers = run_helpers;
+            if (run_rounds > 0) run.filter.rounds = run_rounds;
             if (run_timeout > 0) run.timeout_s = run_timeout;
             run.plot = !no_plot;
             return run_sweep(run);
@@ -367,6 +376,7 @@ int main(int argc, char** argv) {
             namespace fs = std::filesystem;
             if (sb.ranks_per_node.empty()) sb.ranks_per_node = {1};
             if (!sb_helpers.empty()) sb.helpers = sb_helpers;
+            if (sb_rounds > 0) sb.filter.rounds = sb_rounds;
             const std::string profile_path = find_profile(sb_profile);
             const Profile profile = parse_profile_file(profile_path);
             sb.out_dir = fs::absolute(sb.out_dir).lexically_normal().string();

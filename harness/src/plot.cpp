@@ -148,9 +148,11 @@ Figure make_figure(std::string name, std::string title, std::string xlabel, std:
     return figure;
 }
 
-// A figure over message sizes (log2 axis in KiB / MiB).
+// A figure over message sizes (log2 axis in KiB / MiB, where size 0 has no place).
 Figure size_figure(std::string name, std::string title, std::string ylabel,
                    std::vector<Series> series, bool log_y) {
+    for (auto& one : series)
+        std::erase_if(one.points, [](const Point& point) { return point.x <= 0; });
     Figure figure = make_figure(std::move(name), std::move(title), "message size",
                                 std::move(ylabel), std::move(series));
     figure.x_is_size = true;
@@ -262,14 +264,22 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
         missing("memory", plots.memory);
     }
 
-    // Ping-pong is not a thesis figure but the README's first comparison.
+    // Ping-pong is not a thesis figure but the README's first comparison: log-log,
+    // with the min..max over the rounds when the study ran in several.
     if (index.has_study(plots.pingpong)) {
-        figures.push_back(
-            size_figure("pingpong-latency", "Ping-pong latency", "latency (us), median",
-                        metric_vs_size(index, plots.pingpong, "latency_median"), true));
-        figures.push_back(
-            size_figure("pingpong-bandwidth", "Ping-pong bandwidth", "bandwidth (MB/s), median",
-                        metric_vs_size(index, plots.pingpong, "bandwidth_median"), true));
+        const int rounds = index.rounds(plots.pingpong);
+        const std::string over =
+            rounds > 1 ? fmt::format(", median of {} rounds, min..max", rounds) : ", median";
+        const auto metrics = index.metrics(plots.pingpong);
+        for (const auto& m : pingpong_measurements()) {
+            const std::string metric = m.name + "_median";
+            if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) continue;
+            figures.push_back(
+                size_figure("pingpong-" + m.name,
+                            fmt::format("Ping-pong {} (study {})", m.words, plots.pingpong),
+                            fmt::format("{} ({}){}", m.words, m.unit, over),
+                            metric_vs_size(index, plots.pingpong, metric), true));
+        }
     }
     return figures;
 }

@@ -305,6 +305,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
     if (study.launcher != "sirun" && study.launcher != "hydra")
         reader.fail("launcher", "sirun or hydra (how this runtime's runs start)");
     study.max_ranks = static_cast<int>(reader.integer(table, "max_ranks", 1, 1 << 24).value_or(0));
+    study.rounds = static_cast<int>(reader.integer(table, "rounds", 1, 1000).value_or(1));
 
     Settings own = read_settings(reader, table);
     const auto names = pick<std::vector<std::string>>(
@@ -334,12 +335,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
                 reader.fail(key,
                             "a study with `ranks` (an application) takes its options from `args`");
         study.pairs.clear();
-        study.rounds = static_cast<int>(reader.integer(table, "rounds", 1, 1000).value_or(1));
     } else {
-        // A micro-benchmark interleaves its own rounds (overlap); repeated runs of one
-        // would overwrite each other's rows.
-        if (table->contains("rounds"))
-            reader.fail("rounds", "only an application study (with `ranks`) repeats its runs");
         study.pairs = pick<std::vector<int>>(own.pairs, defaults.pairs, {1});
         std::sort(study.pairs.begin(), study.pairs.end());
         study.pairs.erase(std::unique(study.pairs.begin(), study.pairs.end()), study.pairs.end());
@@ -366,9 +362,9 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
 }
 
 PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
-    reader.check_keys(table,
-                      {"overlap", "latency", "progression", "scalability", "memory", "pingpong",
-                       "progression_sizes", "scalability_sizes", "summary_sizes"});
+    reader.check_keys(
+        table, {"overlap", "latency", "progression", "scalability", "memory", "pingpong",
+                "progression_sizes", "scalability_sizes", "summary_sizes", "pingpong_sizes"});
     PlotSpec plots;
     plots.overlap = reader.string(table, "overlap").value_or(plots.overlap);
     plots.latency = reader.string(table, "latency").value_or(plots.latency);
@@ -381,6 +377,7 @@ PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
     plots.scalability_sizes =
         reader.sizes(table, "scalability_sizes").value_or(plots.scalability_sizes);
     plots.summary_sizes = reader.sizes(table, "summary_sizes").value_or(plots.summary_sizes);
+    plots.pingpong_sizes = reader.sizes(table, "pingpong_sizes").value_or(plots.pingpong_sizes);
     return plots;
 }
 
@@ -568,20 +565,21 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             runs.push_back(std::move(run));
         };
         // Rounds interleave the configurations, so that a machine that slows down
-        // for a while slows every configuration of a round alike.
+        // for a while slows every configuration of a round alike. Round 0: the only
+        // one, whose run ids carry no round.
+        const int rounds = filter.rounds.value_or(study.rounds);
+        const int first_round = rounds > 1 ? 1 : 0;
+        const int last_round = rounds > 1 ? rounds : 0;
+        const auto add_rounds = [&](int pairs, int job_ranks, const std::string& benchmark) {
+            for (int round = first_round; round <= last_round; ++round)
+                for (const auto& config : configs)
+                    add_run(config, pairs, job_ranks, round, benchmark);
+        };
         const auto benchmarks =
             study.suite.empty() ? std::vector<std::string>{study.benchmark} : study.benchmarks;
         for (const auto& benchmark : benchmarks)
-            for (int job_ranks : study.ranks) {
-                // Round 0: the only one, whose run ids carry no round.
-                const int first = study.rounds > 1 ? 1 : 0;
-                const int last = study.rounds > 1 ? study.rounds : 0;
-                for (int round = first; round <= last; ++round)
-                    for (const auto& config : configs)
-                        add_run(config, 0, job_ranks, round, benchmark);
-            }
-        for (int pairs : study.pairs)
-            for (const auto& config : configs) add_run(config, pairs, 0, 0, study.benchmark);
+            for (int job_ranks : study.ranks) add_rounds(0, job_ranks, benchmark);
+        for (int pairs : study.pairs) add_rounds(pairs, 0, study.benchmark);
     }
     return runs;
 }

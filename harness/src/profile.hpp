@@ -54,8 +54,9 @@ struct Study {
     // How this runtime's runs start on one machine: "sirun", or "hydra" (MPICH's
     // mpiexec.hydra, which this runtime's PMI-1 client also speaks).
     std::string launcher = "sirun";
-    // An application study runs every configuration this many times, round by round
-    // (run ids end in .round<N> when above 1); the summary gives the median and range.
+    // Every configuration runs this many times, round by round (run ids end in
+    // .round<N> when above 1); figures and summary give the median over the rounds and
+    // their min..max.
     int rounds = 1;
     // A third-party suite's study (osu, imb, npb; "" for sibench's own benchmarks):
     // its `benchmarks` at each of `ranks`, built from `source` (which --source
@@ -81,6 +82,8 @@ struct PlotSpec {
     std::vector<std::uint64_t> progression_sizes = {64 << 10, 1 << 20};
     std::vector<std::uint64_t> scalability_sizes = {32 << 10, 256 << 10};
     std::vector<std::uint64_t> summary_sizes = {64 << 10, 256 << 10, 1 << 20};
+    // Rows of the ping-pong table (those the study measured, and its largest size).
+    std::vector<std::uint64_t> pingpong_sizes = {8, 1 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20};
 };
 
 struct Profile {
@@ -104,8 +107,8 @@ std::string find_profile(std::string_view name_or_path,
 
 // One benchmark execution.
 struct PlannedRun {
-    // "<study>.<config>.p<pairs>" (an application study: ".r<ranks>", and
-    // ".round<N>" with rounds): the log's and raw CSV's name
+    // "<study>.<config>.p<pairs>" (an application study: ".r<ranks>"), and
+    // ".round<N>" with rounds: the log's and raw CSV's name
     std::string id;
     std::string study;
     std::string benchmark;
@@ -135,13 +138,15 @@ struct MatrixFilter {
     std::vector<std::string> studies;         // study names
     std::vector<std::string> configs;         // names or prefixes: "simpi-smart" takes every -hN
     std::optional<std::vector<int>> helpers;  // replaces every study's helper list
+    std::optional<int> rounds;                // replaces every study's rounds
     // Leave out simpi-smart with more helpers than pairs (see expand_matrix); sbatch
     // turns it off and applies the same rule per ranks-per-node itself.
     bool cap_helpers_at_pairs = true;
 };
 
 // Studies in profile order; in each, pair counts (or job sizes) ascending, then
-// configurations in the order listed (smart templates expanded by helper count).
+// rounds, then configurations in the order listed (smart templates expanded by
+// helper count).
 // simpi-smart with more helpers than a node's ranks (pairs, or an application's job
 // size) is left out: the runtime caps SI_HELPERS at a node's ranks. Throws ProfileError when the
 // filter names a study the profile lacks.

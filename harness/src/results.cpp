@@ -1,5 +1,6 @@
 #include "results.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 
@@ -53,20 +54,31 @@ std::string Row::statistic() const {
 
 const std::vector<std::string>& row_columns() {
     static const std::vector<std::string> columns = {
-        "suite",    "benchmark", "runtime", "mode",  "helpers",    "nodes",  "ranks_per_node",
-        "msg_size", "metric",    "value",   "unit",  "iterations", "warmup", "host",
-        "commit",   "date",      "config",  "study", "pairs",      "run",    "ranks"};
+        "suite",          "benchmark", "runtime", "mode",  "helpers", "nodes",
+        "ranks_per_node", "msg_size",  "metric",  "value", "unit",    "iterations",
+        "warmup",         "host",      "commit",  "date",  "config",  "study",
+        "pairs",          "run",       "ranks",   "round"};
     return columns;
+}
+
+int round_of_run(std::string_view run_id) {
+    constexpr std::string_view kMark = ".round";
+    const auto at = run_id.rfind(kMark);
+    if (at == std::string_view::npos) return 0;
+    const std::string_view digits = run_id.substr(at + kMark.size());
+    int round = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), round);
+    return error == std::errc{} && end == digits.data() + digits.size() ? round : 0;
 }
 
 std::vector<Row> read_rows(const std::string& path) {
     std::vector<Row> rows;
     try {
-        Reader<21> in(path);
+        Reader<22> in(path);
         in.read_header(io::ignore_extra_column | io::ignore_missing_column, "suite", "benchmark",
                        "runtime", "mode", "helpers", "nodes", "ranks_per_node", "msg_size",
                        "metric", "value", "unit", "iterations", "warmup", "host", "commit", "date",
-                       "config", "study", "pairs", "run", "ranks");
+                       "config", "study", "pairs", "run", "ranks", "round");
         const auto& columns = row_columns();
         for (std::size_t i = 0; i < 16; ++i)
             if (!in.has_column(columns[i]))
@@ -76,6 +88,8 @@ std::vector<Row> read_rows(const std::string& path) {
                                 "value,unit,iterations,warmup,host,commit,date)",
                                 path, columns[i]));
         const bool has_pairs = in.has_column("pairs");
+        // `round` came later: older results.csv files have it in the run id only.
+        const bool has_round = in.has_column("round");
         Row row;
         std::string value;
         while (true) {
@@ -84,13 +98,14 @@ std::vector<Row> read_rows(const std::string& path) {
             if (!in.read_row(row.suite, row.benchmark, row.runtime, row.mode, row.helpers,
                              row.nodes, row.ranks_per_node, row.msg_size, row.metric, value,
                              row.unit, row.iterations, row.warmup, row.host, row.commit, row.date,
-                             row.config, row.study, row.pairs, row.run, row.ranks))
+                             row.config, row.study, row.pairs, row.run, row.ranks, row.round))
                 break;
             row.value = to_double(value, path, row.metric);
             if (row.config.empty()) row.config = config_name_of(row.runtime, row.mode, row.helpers);
             if (!has_pairs) row.pairs = row.nodes * row.ranks_per_node / 2;
             if (row.ranks == 0) row.ranks = row.nodes * row.ranks_per_node;
             if (row.study.empty()) row.study = row.benchmark;
+            if (!has_round) row.round = round_of_run(row.run);
             rows.push_back(std::move(row));
         }
     } catch (const io::error::base& error) {
@@ -125,7 +140,8 @@ void write_rows(const std::string& path, const std::vector<Row>& rows,
                                                  r.study,
                                                  std::to_string(r.pairs),
                                                  r.run,
-                                                 std::to_string(r.ranks)};
+                                                 std::to_string(r.ranks),
+                                                 std::to_string(r.round)};
         out.write_row(fields);
     }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace si::harness {
@@ -34,6 +35,7 @@ struct Row {
     int pairs = 0;       // ranks / 2; 0 for an application study's run
     std::string run;     // the run's id in runs.csv
     int ranks = 0;       // the job's ranks
+    int round = 0;       // 1..rounds of a study repeated in rounds, else 0
 
     // "latency_median" -> "latency", "median"; a metric without a known statistic
     // suffix is all measurement.
@@ -41,16 +43,19 @@ struct Row {
     [[nodiscard]] std::string statistic() const;
 };
 
-// The benchmarks' 16 columns, then sibench's 5.
+// The benchmarks' 16 columns, then sibench's 6.
 const std::vector<std::string>& row_columns();
+
+// The round of a run id ending in ".round<N>" (profile.hpp), else 0.
+int round_of_run(std::string_view run_id);
 
 // Reads a benchmark CSV or a results.csv. Missing sibench columns are derived: config
 // from runtime/mode/helpers, pairs from nodes x ranks_per_node / 2, ranks from
-// nodes x ranks_per_node. Throws CsvError
+// nodes x ranks_per_node, round from the run id. Throws CsvError
 // naming the file (and line) when a benchmark column is missing or a value is bad.
 std::vector<Row> read_rows(const std::string& path);
 
-// Writes rows with the 21 columns; `comments` become `# key: value` lines first.
+// Writes rows with the 22 columns; `comments` become `# key: value` lines first.
 void write_rows(const std::string& path, const std::vector<Row>& rows,
                 const std::vector<std::pair<std::string, std::string>>& comments = {});
 

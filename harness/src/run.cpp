@@ -119,7 +119,7 @@ void save(const std::string& dir, const std::vector<RunRecord>& runs, const Coll
                {{"profile", profile_name}, {"written_by", "sibench"}, {"date", utc_timestamp()}});
 }
 
-// A run's raw CSV, its rows tagged with the run's config, study, pairs and id.
+// A run's raw CSV, its rows tagged with the run's config, study, pairs, id and round.
 std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
                              std::vector<std::string>& notes) {
     const fs::path csv = fs::path(dir) / run.csv;
@@ -145,12 +145,14 @@ std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
         row.pairs = run.pairs;
         row.run = run.id;
         row.ranks = run.ranks;
+        row.round = round_of_run(run.id);
     }
     return rows;
 }
 
-// plots/ and summary.txt of `rows`; prints the summary and the notes. Micro-benchmark
-// figures and table only when micro-benchmarks ran, application ones likewise.
+// plots/, summary.txt and summary.csv of `rows`; prints the summary and the notes.
+// Micro-benchmark figures and tables only when micro-benchmarks ran, application ones
+// likewise.
 void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const PlotSpec& plots,
                         const std::vector<RunRecord>& runs) {
     std::vector<Row> micro;
@@ -165,7 +167,13 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
     if (!micro.empty()) {
         const ResultIndex index(micro);
         figures = thesis_figures(index, plots, notes);
-        summary = format_summary(summarize(index, plots));
+        // The thesis' table when one of its studies ran (not for a ping-pong sweep).
+        if (index.has_study(plots.overlap) || index.has_study(plots.latency) ||
+            index.has_study(plots.memory))
+            summary = format_summary(summarize(index, plots));
+        if (const auto tables = pingpong_tables(index, plots); !tables.empty())
+            summary += (summary.empty() ? "" : "\n") + format_pingpong_tables(tables);
+        write_summary_csv((dir / "summary.csv").string(), index);
     }
     if (!apps.empty()) {
         for (auto& figure : app_figures(apps)) figures.push_back(std::move(figure));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
 #include "config.hpp"
 #include "units.hpp"
 
@@ -149,6 +150,155 @@ std::string format_summary(const Summary& summary) {
     }
     for (const auto& note : summary.notes) text += "note: " + note + '\n';
     return text;
+}
+
+namespace {
+
+constexpr std::string_view kMpich = "mpich";
+
+// Three significant digits or so: 0.31, 15.2, 5432.
+std::string compact(double v) {
+    if (std::isnan(v)) return "nan";
+    const double size = std::abs(v);
+    if (size >= 100) return fmt::format("{:.0f}", v);
+    if (size >= 10) return fmt::format("{:.1f}", v);
+    return fmt::format("{:.2f}", v);
+}
+
+std::string spread_cell(const std::optional<Spread>& cell) {
+    if (!cell) return "-";
+    if (cell->rounds < 2) return compact(cell->median);
+    return fmt::format("{} [{}..{}]", compact(cell->median), compact(cell->min),
+                       compact(cell->max));
+}
+
+}  // namespace
+
+std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots) {
+    std::vector<PingpongTable> tables;
+    const std::string& study = plots.pingpong;
+    if (!index.has_study(study)) return tables;
+    const int pairs = index.base_pairs(study);
+    const auto configs = index.configs(study);
+    const auto metrics = index.metrics(study);
+    const auto measured = index.sizes(study);
+    std::vector<std::uint64_t> sizes;
+    for (auto size : measured)
+        if (size == measured.back() ||
+            std::find(plots.pingpong_sizes.begin(), plots.pingpong_sizes.end(), size) !=
+                plots.pingpong_sizes.end())
+            sizes.push_back(size);
+    const bool mpich = std::find(configs.begin(), configs.end(), kMpich) != configs.end();
+    for (const auto& measurement : pingpong_measurements()) {
+        const std::string metric = measurement.name + "_median";
+        if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) continue;
+        PingpongTable table{study, measurement, index.rounds(study), configs, {}, {}, {}, {}};
+        if (mpich)
+            for (const auto& config : configs)
+                if (config.starts_with("simpi-")) table.ratio_configs.push_back(config);
+        for (auto size : sizes) {
+            std::vector<std::optional<Spread>> cells;
+            for (const auto& config : configs)
+                cells.push_back(index.spread(study, config, pairs, size, metric));
+            // A size no configuration measured for this metric (bandwidth at 0 B).
+            if (std::none_of(cells.begin(), cells.end(), [](const auto& c) { return c; })) continue;
+            const auto base = index.value(study, std::string(kMpich), pairs, size, metric);
+            std::vector<std::optional<double>> ratios;
+            for (const auto& config : table.ratio_configs) {
+                const auto own = index.value(study, config, pairs, size, metric);
+                ratios.push_back(own && base && *base != 0 ? std::optional(*own / *base)
+                                                           : std::nullopt);
+            }
+            table.sizes.push_back(size);
+            table.cells.push_back(std::move(cells));
+            table.ratios.push_back(std::move(ratios));
+        }
+        tables.push_back(std::move(table));
+    }
+    return tables;
+}
+
+std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
+    std::string text;
+    for (const auto& table : tables) {
+        const auto& m = table.measurement;
+        text += fmt::format("{} {} ({}, {} is better): ", table.study, m.words, m.unit,
+                            m.higher_is_better ? "higher" : "lower");
+        text += table.rounds > 1
+                    ? fmt::format("median of {} interleaved rounds [min..max]\n", table.rounds)
+                    : "one run\n";
+        // Columns: a configuration's cells, then the ratios (simpi-smart-h1 -> smart-h1/mpich).
+        std::vector<std::string> headers = table.configs;
+        for (const auto& config : table.ratio_configs)
+            headers.push_back(fmt::format("{}/{}", config.substr(config.find('-') + 1), kMpich));
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t r = 0; r < table.sizes.size(); ++r) {
+            std::vector<std::string> row;
+            for (const auto& cell : table.cells[r]) row.push_back(spread_cell(cell));
+            for (const auto& ratio : table.ratios[r])
+                row.push_back(ratio ? fmt::format("{:.2f}", *ratio) : "-");
+            rows.push_back(std::move(row));
+        }
+        std::vector<std::size_t> widths;
+        for (std::size_t c = 0; c < headers.size(); ++c) {
+            std::size_t width = headers[c].size();
+            for (const auto& row : rows) width = std::max(width, row[c].size());
+            widths.push_back(width);
+        }
+        text += fmt::format("{:>9}", "size");
+        for (std::size_t c = 0; c < headers.size(); ++c)
+            text += fmt::format("  {:>{}}", headers[c], widths[c]);
+        text += '\n';
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            text += fmt::format("{:>9}", size_label(table.sizes[r]));
+            for (std::size_t c = 0; c < headers.size(); ++c)
+                text += fmt::format("  {:>{}}", rows[r][c], widths[c]);
+            text += '\n';
+        }
+        text += '\n';
+    }
+    if (!tables.empty() && !tables.front().ratio_configs.empty())
+        text +=
+            "x/mpich: simpi-x's median over mpich's at the same size (latency: below 1 is faster\n"
+            "than MPICH; bandwidth: above 1 is faster).\n";
+    return text;
+}
+
+const std::vector<std::string>& summary_csv_columns() {
+    static const std::vector<std::string> columns = {
+        "study",  "benchmark", "config",   "runtime",       "mode", "helpers",
+        "pairs",  "ranks",     "msg_size", "metric",        "unit", "rounds",
+        "median", "min",       "max",      "ratio_to_mpich"};
+    return columns;
+}
+
+void write_summary_csv(const std::string& path, const ResultIndex& index) {
+    bench::CsvWriter out(path);
+    out.write_row(summary_csv_columns());
+    for (const auto& [row, spread] : index.spreads()) {
+        if (row.statistic() != "median") continue;
+        const auto base =
+            index.value(row.study, std::string(kMpich), row.pairs, row.msg_size, row.metric);
+        const std::string ratio =
+            base && *base != 0 ? fmt::format("{:.6g}", spread.median / *base) : "";
+        const std::vector<std::string> fields = {row.study,
+                                                 row.benchmark,
+                                                 row.config,
+                                                 row.runtime,
+                                                 row.mode,
+                                                 std::to_string(row.helpers),
+                                                 std::to_string(row.pairs),
+                                                 std::to_string(row.ranks),
+                                                 std::to_string(row.msg_size),
+                                                 row.metric,
+                                                 row.unit,
+                                                 std::to_string(spread.rounds),
+                                                 fmt::format("{:.6g}", spread.median),
+                                                 fmt::format("{:.6g}", spread.min),
+                                                 fmt::format("{:.6g}", spread.max),
+                                                 ratio};
+        out.write_row(fields);
+    }
 }
 
 }  // namespace si::harness

@@ -44,4 +44,29 @@ Summary summarize(const ResultIndex& index, const PlotSpec& plots);
 // A fixed-width text table, then the notes.
 std::string format_summary(const Summary& summary);
 
+// One measurement of the ping-pong study (plots.pingpong): its sizes by configuration,
+// each cell the median over the rounds with their min..max, and each of this runtime's
+// configurations over MPICH (ratio of the medians).
+struct PingpongTable {
+    std::string study;
+    PingpongMeasurement measurement;
+    int rounds = 1;                    // the most rounds a configuration ran
+    std::vector<std::string> configs;  // legend order
+    std::vector<std::uint64_t> sizes;  // plots.pingpong_sizes measured, and the largest
+    std::vector<std::vector<std::optional<Spread>>> cells;   // [size][config]
+    std::vector<std::string> ratio_configs;                  // simpi-* when MPICH ran
+    std::vector<std::vector<std::optional<double>>> ratios;  // [size][ratio config]
+};
+
+// The tables of the measurements the study has; empty when it did not run.
+std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots);
+std::string format_pingpong_tables(const std::vector<PingpongTable>& tables);
+
+// summary.csv: per study, configuration, pair count, size and measurement (every
+// <measurement>_median metric), the median over the rounds with their min..max, and
+// the median over MPICH's of the same study, pairs and size; each row with the
+// context of the runs behind it (benchmark, runtime, mode, helpers, ranks, unit).
+const std::vector<std::string>& summary_csv_columns();
+void write_summary_csv(const std::string& path, const ResultIndex& index);
+
 }  // namespace si::harness
