@@ -173,6 +173,8 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
             summary = format_summary(summarize(index, plots));
         if (const auto tables = pingpong_tables(index, plots); !tables.empty())
             summary += (summary.empty() ? "" : "\n") + format_pingpong_tables(tables);
+        if (const std::string blocked = format_blocked_tables(index); !blocked.empty())
+            summary += (summary.empty() ? "" : "\n") + blocked;
         write_summary_csv((dir / "summary.csv").string(), index);
     }
     if (!apps.empty()) {

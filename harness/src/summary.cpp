@@ -301,4 +301,46 @@ void write_summary_csv(const std::string& path, const ResultIndex& index) {
     }
 }
 
+std::string format_blocked_tables(const ResultIndex& index) {
+    // A study of microbench/p2p/blocked: its metrics are <quantity>_<call>_median.
+    static const std::vector<std::string> calls = {"recv",     "wait",   "probe", "waitany",
+                                                   "waitsome", "mprobe", "bcast"};
+    struct Quantity {
+        std::string prefix, title;
+    };
+    static const std::vector<Quantity> quantities = {
+        {"cpu_share", "CPU of the blocked thread (% of the wall time)"},
+        {"wake_delay", "delay after the message left, beyond a brief wait's (us)"}};
+    std::string text;
+    for (const auto& study : index.studies()) {
+        const auto metrics = index.metrics(study);
+        if (std::find(metrics.begin(), metrics.end(), "cpu_share_recv_median") == metrics.end())
+            continue;
+        const int pairs = index.base_pairs(study);
+        const auto configs = index.configs(study);
+        const auto sizes = index.sizes(study);
+        if (sizes.empty()) continue;
+        for (const auto& quantity : quantities) {
+            text += fmt::format("{}: {}, median over the receivers\n", study, quantity.title);
+            std::vector<std::size_t> widths;
+            for (const auto& config : configs) widths.push_back(std::max<std::size_t>(config.size(), 6));
+            text += fmt::format("{:>9}", "call");
+            for (std::size_t c = 0; c < configs.size(); ++c)
+                text += fmt::format("  {:>{}}", configs[c], widths[c]);
+            text += '\n';
+            for (const auto& call : calls) {
+                text += fmt::format("{:>9}", call);
+                for (std::size_t c = 0; c < configs.size(); ++c) {
+                    const auto v = index.value(study, configs[c], pairs, sizes.front(),
+                                               quantity.prefix + "_" + call + "_median");
+                    text += fmt::format("  {:>{}}", v ? compact(*v) : "-", widths[c]);
+                }
+                text += '\n';
+            }
+            text += '\n';
+        }
+    }
+    return text;
+}
+
 }  // namespace si::harness

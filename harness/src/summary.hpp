@@ -62,6 +62,11 @@ struct PingpongTable {
 std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots);
 std::string format_pingpong_tables(const std::vector<PingpongTable>& tables);
 
+// The tables of a study of microbench/p2p/blocked (found by its metrics): per
+// blocking call and configuration, the blocked thread's CPU share and the wake
+// delay; empty without such a study.
+std::string format_blocked_tables(const ResultIndex& index);
+
 // summary.csv: per study, configuration, pair count, size and measurement (every
 // <measurement>_median metric), the median over the rounds with their min..max, and
 // the median over MPICH's of the same study, pairs and size; each row with the
