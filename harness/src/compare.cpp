@@ -57,7 +57,7 @@ Direction direction_of(const Row& row) {
     if (family == "overlap" || family == "bandwidth") return Direction::higher_is_better;
     // The CPU a blocked rank uses (p2p/blocked): polling is right on a host with
     // a CPU to spare and wrong on an oversubscribed one, so neither way is better.
-    if (family == "cpu") return Direction::unchecked;
+    if (row.measurement().starts_with("cpu_share")) return Direction::unchecked;
     static const std::vector<std::string> lower_units = {"ns", "us", "ms", "s", "B", "KiB", "MiB"};
     static const std::vector<std::string> higher_units = {"%", "MB/s", "GB/s", "MiB/s", "GiB/s"};
     if (std::find(lower_units.begin(), lower_units.end(), row.unit) != lower_units.end())
