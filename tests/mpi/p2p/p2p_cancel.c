@@ -12,7 +12,9 @@
 
 #include "mtest.h"
 
-enum { kTag = 3, kVerdict = 4, kLarge = 1 << 20 };
+/* kNeverSent: no rank sends with it on MPI_COMM_WORLD, so that a wildcard
+ * receive cannot match rank 0's sends of cancel_send() before it is cancelled. */
+enum { kTag = 3, kVerdict = 4, kNeverSent = 5, kLarge = 1 << 20 };
 
 static int g_rank, g_size;
 
@@ -20,7 +22,7 @@ static int cancel_unmatched_receive(void) {
     int errs = 0, value = -1, flag = 0;
     MPI_Request request;
     MPI_Status status;
-    MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &request);
+    MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, kNeverSent, MPI_COMM_WORLD, &request);
     MPI_Cancel(&request);
     MPI_Wait(&request, &status);
     MPI_Test_cancelled(&status, &flag);
