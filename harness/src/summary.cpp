@@ -172,6 +172,29 @@ std::string spread_cell(const std::optional<Spread>& cell) {
                        compact(cell->max));
 }
 
+// Right-aligned columns as wide as their widest cell, after a column of labels.
+std::string aligned_table(const std::string& label_header, const std::vector<std::string>& headers,
+                          const std::vector<std::string>& labels,
+                          const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> widths;
+    for (std::size_t c = 0; c < headers.size(); ++c) {
+        std::size_t width = headers[c].size();
+        for (const auto& row : rows) width = std::max(width, row[c].size());
+        widths.push_back(width);
+    }
+    std::string text = fmt::format("{:>9}", label_header);
+    for (std::size_t c = 0; c < headers.size(); ++c)
+        text += fmt::format("  {:>{}}", headers[c], widths[c]);
+    text += '\n';
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        text += fmt::format("{:>9}", labels[r]);
+        for (std::size_t c = 0; c < headers.size(); ++c)
+            text += fmt::format("  {:>{}}", rows[r][c], widths[c]);
+        text += '\n';
+    }
+    return text;
+}
+
 }  // namespace
 
 std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots) {
@@ -239,22 +262,9 @@ std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
                 row.push_back(ratio ? fmt::format("{:.2f}", *ratio) : "-");
             rows.push_back(std::move(row));
         }
-        std::vector<std::size_t> widths;
-        for (std::size_t c = 0; c < headers.size(); ++c) {
-            std::size_t width = headers[c].size();
-            for (const auto& row : rows) width = std::max(width, row[c].size());
-            widths.push_back(width);
-        }
-        text += fmt::format("{:>9}", "size");
-        for (std::size_t c = 0; c < headers.size(); ++c)
-            text += fmt::format("  {:>{}}", headers[c], widths[c]);
-        text += '\n';
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-            text += fmt::format("{:>9}", size_label(table.sizes[r]));
-            for (std::size_t c = 0; c < headers.size(); ++c)
-                text += fmt::format("  {:>{}}", rows[r][c], widths[c]);
-            text += '\n';
-        }
+        std::vector<std::string> labels;
+        for (auto size : table.sizes) labels.push_back(size_label(size));
+        text += aligned_table("size", headers, labels, rows);
         text += '\n';
     }
     if (!tables.empty() && !tables.front().ratio_configs.empty())
@@ -322,21 +332,17 @@ std::string format_blocked_tables(const ResultIndex& index) {
         if (sizes.empty()) continue;
         for (const auto& quantity : quantities) {
             text += fmt::format("{}: {}, median over the receivers\n", study, quantity.title);
-            std::vector<std::size_t> widths;
-            for (const auto& config : configs) widths.push_back(std::max<std::size_t>(config.size(), 6));
-            text += fmt::format("{:>9}", "call");
-            for (std::size_t c = 0; c < configs.size(); ++c)
-                text += fmt::format("  {:>{}}", configs[c], widths[c]);
-            text += '\n';
+            std::vector<std::vector<std::string>> rows;
             for (const auto& call : calls) {
-                text += fmt::format("{:>9}", call);
-                for (std::size_t c = 0; c < configs.size(); ++c) {
-                    const auto v = index.value(study, configs[c], pairs, sizes.front(),
+                std::vector<std::string> row;
+                for (const auto& config : configs) {
+                    const auto v = index.value(study, config, pairs, sizes.front(),
                                                quantity.prefix + "_" + call + "_median");
-                    text += fmt::format("  {:>{}}", v ? compact(*v) : "-", widths[c]);
+                    row.push_back(v ? compact(*v) : "-");
                 }
-                text += '\n';
+                rows.push_back(std::move(row));
             }
+            text += aligned_table("call", configs, calls, rows);
             text += '\n';
         }
     }
