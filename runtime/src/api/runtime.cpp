@@ -174,6 +174,7 @@ void Runtime::bring_up() {
     p2p::Engine::Options engine_options{settings.eager_limit,
                                         std::chrono::microseconds(settings.wait_spin_us)};
     engine_options.direct_write = settings.direct_write;
+    engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
         engine_options.wait_spin = kAutomaticWaitSpin;
         engine_options.spare_cpus = spare_cpus();

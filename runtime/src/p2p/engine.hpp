@@ -106,6 +106,10 @@ class Engine final : private transport::Events {
         // A blocked rendezvous send may write its receive's data itself when
         // the observer lets it (direct.cpp).
         bool direct_write = true;
+        // MPI_THREAD_MULTIPLE: other threads may wait in MPI while one
+        // blocks, and must hear of what its passes complete. Otherwise a
+        // blocked thread skips that (a full fence per completion).
+        bool concurrent_threads = true;
     };
 
     // transport_of[world rank] reaches that rank; the engine does not own them.
@@ -197,11 +201,12 @@ class Engine final : private transport::Events {
     bool arm_transports();
     int flush_queued_sends();
     // Blocks until done() holds (called with the lock held, after each
-    // progress pass). `lead`, if any, is the request whose protocol state
-    // shapes the policy: how long its transfer should take, whether it may
-    // write its receive's data itself.
-    template <typename Done>
-    void block_until(Done done, Request* lead);
+    // progress pass). maybe_done() says without the lock whether it may hold
+    // (ProgressLock::yield_to_workers). `lead`, if any, is the request whose
+    // protocol state shapes the policy: how long its transfer should take,
+    // whether it may write its receive's data itself.
+    template <typename Done, typename MaybeDone>
+    void block_until(Done done, MaybeDone maybe_done, Request* lead);
     Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
                          std::unique_ptr<CompletionHook> hook);
     Unexpected* find_unexpected(int source, int tag, const CommRef& comm,

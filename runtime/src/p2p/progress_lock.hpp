@@ -2,14 +2,25 @@
 //
 // Its word lives in the rank's block of the node region, so helper processes
 // can see whether the rank is inside its progress engine (word != 0) and skip
-// it. States: 0 free, 1 held, 2 held and someone sleeps in futex_wait.
-// Application threads that want the lock are counted, so that a background
-// progress thread can step aside for them (it only ever try_lock()s).
+// it. States: 0 free, 1 held, 2 held and someone may sleep in futex_wait, 3
+// reserved: handed over by a holder that only waits to the threads that want
+// the lock for work.
+//
+// Threads that want the lock come in two kinds. Workers (lock()) post, send or
+// test and hand it back soon; a holder that only waits yields to them.
+// Pollers (lock_unless()) are blocking calls waiting for their own requests:
+// the holder completes those as well as they would, so it keeps the lock and
+// only wakes them (wake_pollers()) when a pass completed something, and a
+// poller whose request is complete leaves without the lock. Both are counted,
+// so that a background progress thread can step aside (it only try_lock()s).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
+#include "base/cpu.hpp"
+#include "base/futex.hpp"
 #include "wake/wake_word.hpp"
 
 namespace si::p2p {
@@ -25,20 +36,36 @@ public:
     ProgressLock& operator=(const ProgressLock&) = delete;
 
     bool try_lock() {
-        std::uint32_t expected = 0;
-        return word_.compare_exchange_strong(expected, 1, std::memory_order_acquire,
+        std::uint32_t expected = kFree;
+        return word_.compare_exchange_strong(expected, kHeld, std::memory_order_acquire,
                                              std::memory_order_relaxed);
     }
     void lock();
-    void unlock();
-    // For a holder that only waits (Engine::block_until): lets a thread that
-    // wants the lock have it, then takes it back after it. Unlocking alone
-    // would not do: the holder would take the lock again before a waiter
-    // woken from the futex gets a CPU, over and over.
-    void yield_to_waiters();
+    // Takes the lock as a poller, or returns false without it once done()
+    // holds; done() must not need the lock.
+    template <typename Done>
+    bool lock_unless(Done done);
+    void unlock() {
+        if (word_.exchange(kFree) == kContended) futex::wake(word_, 1);
+        wake_pollers_unfenced();  // the exchange orders it after the release
+    }
 
-    bool held() const { return word_.load(std::memory_order_relaxed) != 0; }
-    bool wanted() const { return contenders_.load() != 0; }
+    // For a holder that only waits (Engine::block_until) while workers want
+    // the lock: reserves it for them, waits as a poller until it is free
+    // again and takes it back. `maybe_done` (lock-free) says whether the
+    // holder's own wait may be over: then it waits as a worker instead, so
+    // that a holder that only waits yields to it too.
+    template <typename MaybeDone>
+    void yield_to_workers(MaybeDone maybe_done);
+    // For a holder whose pass completed something: lets each poller check.
+    void wake_pollers() {
+        store_load_fence();  // the completions before the count of pollers
+        wake_pollers_unfenced();
+    }
+
+    bool held() const { return word_.load(std::memory_order_relaxed) != kFree; }
+    bool wanted() const { return workers_.load() + pollers_.load() != 0; }
+    bool wanted_by_workers() const { return workers_.load() != 0; }
 
     // A holder may sleep on this word (Engine::wait); lock() rings it so that
     // the holder wakes and hands the lock over.
@@ -48,17 +75,86 @@ public:
     }
 
 private:
+    static constexpr std::uint32_t kFree = 0, kHeld = 1, kContended = 2, kReserved = 3;
+
+    void count(std::atomic<int>& kind, int delta) {
+        kind.fetch_add(delta);  // sequentially consistent, against the holder's checks
+        if (host_waiters_ != nullptr) host_waiters_->fetch_add(delta, std::memory_order_relaxed);
+    }
+    // How long a thread that wants the lock spins before it sleeps.
+    static int spins_worth_trying();
+    // Counts the caller as a worker, rings a holder asleep on the doorbell
+    // so that it hands the lock over, and takes it.
+    void contend_as_worker();
+    // Worker, counted: takes the lock, a reservation included. Taking it in
+    // state 2 is conservative: the next unlock makes one extra futex_wake
+    // call at worst, and no wake-up is ever lost.
+    void work_for_lock();
+    // Poller, counted: true once it holds the lock, false once done() holds.
+    template <typename Done>
+    bool poll_for_lock(Done done);
+    void wake_pollers_unfenced() {
+        if (pollers_.load() == 0) return;
+        poll_sequence_.fetch_add(1);
+        futex::wake(poll_sequence_, kEveryone);
+    }
+
+    static constexpr int kEveryone = 1 << 30;
+
     std::atomic<std::uint32_t>& word_;
-    std::atomic<int> contenders_{0};
+    std::atomic<int> workers_{0};
+    std::atomic<int> pollers_{0};
+    // Pollers sleep here, apart from the workers on word_: a wake-up for
+    // pollers changes it, so that none is lost between a poller's last check
+    // and its sleep.
+    std::atomic<std::uint32_t> poll_sequence_{0};
     std::atomic<std::int32_t>* host_waiters_;
     std::atomic<std::uint32_t>* doorbell_ = nullptr;
     wake::Backend* backend_ = nullptr;
 };
 
+template <typename Done>
+bool ProgressLock::poll_for_lock(Done done) {
+    // Pollers take the lock only when it is free: a reservation is for the
+    // workers. Taking it as held (1) is safe: a worker woken by the unlock
+    // that freed it marks it contended again before it sleeps.
+    for (int spin = spins_worth_trying(); spin > 0; --spin) {
+        if (word_.load(std::memory_order_relaxed) == kFree && try_lock()) return true;
+        if (done()) return false;
+        cpu_relax();
+    }
+    for (;;) {
+        const std::uint32_t sequence = poll_sequence_.load();
+        if (word_.load() == kFree && try_lock()) return true;
+        if (done()) return false;
+        futex::wait(poll_sequence_, sequence);
+    }
+}
+
+template <typename Done>
+bool ProgressLock::lock_unless(Done done) {
+    if (try_lock()) return true;
+    count(pollers_, 1);
+    const bool taken = poll_for_lock(done);
+    count(pollers_, -1);
+    return taken;
+}
+
+template <typename MaybeDone>
+void ProgressLock::yield_to_workers(MaybeDone maybe_done) {
+    count(pollers_, 1);
+    if (word_.exchange(kReserved) == kContended) futex::wake(word_, 1);
+    const bool taken = poll_for_lock(maybe_done);
+    count(pollers_, -1);
+    if (!taken) contend_as_worker();
+}
+
 // Scoped holder.
 class ProgressGuard {
 public:
     explicit ProgressGuard(ProgressLock& lock) : lock_(lock) { lock_.lock(); }
+    // Of a lock the caller has taken already.
+    ProgressGuard(ProgressLock& lock, std::adopt_lock_t) : lock_(lock) {}
     ~ProgressGuard() { lock_.unlock(); }
     ProgressGuard(const ProgressGuard&) = delete;
     ProgressGuard& operator=(const ProgressGuard&) = delete;

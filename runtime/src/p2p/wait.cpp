@@ -30,8 +30,8 @@ constexpr std::uint64_t kBlockedGraceNs = 1000;
 
 }  // namespace
 
-template <typename Done>
-void Engine::block_until(Done done, Request* lead) {
+template <typename Done, typename MaybeDone>
+void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
     // Called with the lock held: what done() found stays valid for the caller.
     // The lock stays held for the whole wait, so helpers and background
     // threads see a rank that progresses by itself and leave it alone; an
@@ -81,6 +81,8 @@ void Engine::block_until(Done done, Request* lead) {
     bool handed_over = false;  // the observer gave this core to other work: do not spin
     while (!done()) {
         const int events = progress_locked();
+        // Other threads of the rank may be waiting for what this pass completed.
+        if (events != 0 && options_.concurrent_threads) lock_.wake_pollers();
         // Work found right after a sleep that timed out arrived while we slept
         // and did not ring: a lost wake-up (a sleep that merely outlasted a
         // slow peer finds nothing).
@@ -95,8 +97,8 @@ void Engine::block_until(Done done, Request* lead) {
             if (lead != nullptr && try_direct_write(lead)) break;
             handed_over = observer_->rank_blocked();
         }
-        if (lock_.wanted()) {
-            lock_.yield_to_waiters();
+        if (lock_.wanted_by_workers()) {
+            lock_.yield_to_workers(maybe_done);
         } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
                    (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
             cpu_relax();
@@ -113,8 +115,10 @@ void Engine::block_until(Done done, Request* lead) {
             // that an event in between is seen by the pass or rings the bell.
             const wake::SleepResult result =
                 wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
-                    return !lock_.wanted() && !done() &&
-                           arm_transports() && progress_locked() == 0;
+                    if (lock_.wanted_by_workers() || done() || !arm_transports()) return false;
+                    if (progress_locked() == 0) return true;
+                    if (options_.concurrent_threads) lock_.wake_pollers();
+                    return false;
                 });
             if (result == wake::SleepResult::timed_out) {
                 ++stats_.wait_timeouts;
@@ -157,9 +161,10 @@ bool Engine::test(Request* request) {
 }
 
 void Engine::wait(Request* request) {
-    if (request->complete.load(std::memory_order_acquire)) return;
-    ProgressGuard guard(lock_);
-    block_until([request] { return request->complete.load(std::memory_order_acquire); }, request);
+    const auto done = [request] { return request->complete.load(std::memory_order_acquire); };
+    if (done() || !lock_.lock_unless(done)) return;
+    ProgressGuard guard(lock_, std::adopt_lock);
+    block_until(done, done, request);
 }
 
 void Engine::wait_any(std::span<Request* const> requests) {
@@ -172,16 +177,18 @@ void Engine::wait_any(std::span<Request* const> requests) {
     // The policy follows the first request still in flight.
     const auto lead = std::find_if(requests.begin(), requests.end(),
                                    [](const Request* r) { return r != nullptr; });
-    ProgressGuard guard(lock_);
-    block_until(any_done, lead == requests.end() ? nullptr : *lead);
+    if (!lock_.lock_unless(any_done)) return;
+    ProgressGuard guard(lock_, std::adopt_lock);
+    block_until(any_done, any_done, lead == requests.end() ? nullptr : *lead);
 }
 
 Completion Engine::probe(int source, int tag, const CommRef& comm, std::uint16_t context) {
     if (source == kProcNull) return Completion{kProcNull, kAnyTag, 0, 0};
     Unexpected* found = nullptr;
     ProgressGuard guard(lock_);
+    // Whether a message arrived needs the lock: any pass may have brought it.
     block_until([&] { return (found = find_unexpected(source, tag, comm, context)) != nullptr; },
-                nullptr);
+                [] { return true; }, nullptr);
     return found->completion();
 }
 
@@ -191,8 +198,9 @@ std::pair<Engine::Unexpected*, Completion> Engine::mprobe(int source, int tag,
     if (source == kProcNull) return {kNoProcMessage, Completion{kProcNull, kAnyTag, 0, 0}};
     Unexpected* found = nullptr;
     ProgressGuard guard(lock_);
+    // Whether a message arrived needs the lock: any pass may have brought it.
     block_until([&] { return (found = find_unexpected(source, tag, comm, context)) != nullptr; },
-                nullptr);
+                [] { return true; }, nullptr);
     unexpected_.erase(found);
     return {found, found->completion()};
 }
