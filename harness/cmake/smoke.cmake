@@ -1,7 +1,8 @@
 # ctest -L bench-smoke: sibench run over harness/profiles/smoke.toml into OUT_DIR,
 # then checks that the run directory holds results.csv with rows, runs.csv,
 # summary.txt, at least one PNG, the trace report of the traced study and the
-# ping-pong study's rounds (runs, figures, summary.csv, table).
+# ping-pong study's rounds (runs, figures, summary.csv, table), the multithreaded
+# latency study's table and figure.
 #   cmake -DSIBENCH=... -DBUILD_DIR=... -DPROFILE=... -DOUT_DIR=... -P smoke.cmake
 foreach(var IN ITEMS SIBENCH BUILD_DIR PROFILE OUT_DIR)
   if(NOT DEFINED ${var})
@@ -73,13 +74,18 @@ file(STRINGS ${OUT_DIR}/summary.csv spread_rows REGEX "^pingpong,pingpong,mpich,
 if(NOT spread_rows)
   message(FATAL_ERROR "${OUT_DIR}/summary.csv has no 2-round bibandwidth_median row of mpich")
 endif()
+# The multithreaded latency study, drawn and tabulated like ping-pong.
+if(NOT EXISTS ${OUT_DIR}/plots/latency-threads-latency.png)
+  message(FATAL_ERROR "no ${OUT_DIR}/plots/latency-threads-latency.png")
+endif()
 file(GLOB pngs ${OUT_DIR}/plots/*.png)
 if(NOT pngs)
   message(FATAL_ERROR "no PNG in ${OUT_DIR}/plots (gnuplot-nox installed?)")
 endif()
 file(READ ${OUT_DIR}/summary.txt summary)
 if(NOT summary MATCHES "simpi-smart-h1" OR NOT summary MATCHES "speed-up"
-   OR NOT summary MATCHES "pingpong bidirectional bandwidth" OR NOT summary MATCHES "none/mpich")
+   OR NOT summary MATCHES "pingpong bidirectional bandwidth" OR NOT summary MATCHES "none/mpich"
+   OR NOT summary MATCHES "latency_threads latency")
   message(FATAL_ERROR "summary.txt lacks simpi-smart-h1, the speed-up or the ping-pong tables:\n${summary}")
 endif()
 message(STATUS "sibench smoke: ${row_count} rows, figures: ${pngs}")

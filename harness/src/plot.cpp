@@ -265,20 +265,24 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
     }
 
     // Ping-pong is not a thesis figure but the README's first comparison: log-log,
-    // with the min..max over the rounds when the study ran in several.
-    if (index.has_study(plots.pingpong)) {
-        const int rounds = index.rounds(plots.pingpong);
+    // with the min..max over the rounds when the study ran in several. The
+    // multithreaded latency study is drawn the same way.
+    for (const std::string& study : plots.pingpong_like()) {
+        if (!index.has_study(study)) continue;
+        const int rounds = index.rounds(study);
         const std::string over =
             rounds > 1 ? fmt::format(", median of {} rounds, min..max", rounds) : ", median";
-        const auto metrics = index.metrics(plots.pingpong);
+        const auto metrics = index.metrics(study);
         for (const auto& m : pingpong_measurements()) {
             const std::string metric = m.name + "_median";
             if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) continue;
-            figures.push_back(
-                size_figure("pingpong-" + m.name,
-                            fmt::format("Ping-pong {} (study {})", m.words, plots.pingpong),
-                            fmt::format("{} ({}){}", m.words, m.unit, over),
-                            metric_vs_size(index, plots.pingpong, metric), true));
+            const bool threads = study == plots.latency_threads;
+            figures.push_back(size_figure(
+                (threads ? "latency-threads-" : "pingpong-") + m.name,
+                fmt::format("{} {} (study {})", threads ? "Threads taking turns:" : "Ping-pong",
+                            m.words, study),
+                fmt::format("{} ({}){}", m.words, m.unit, over),
+                metric_vs_size(index, study, metric), true));
         }
     }
     return figures;

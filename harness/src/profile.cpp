@@ -364,7 +364,8 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
 PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
     reader.check_keys(
         table, {"overlap", "latency", "progression", "scalability", "memory", "pingpong",
-                "progression_sizes", "scalability_sizes", "summary_sizes", "pingpong_sizes"});
+                "latency_threads", "progression_sizes", "scalability_sizes", "summary_sizes",
+                "pingpong_sizes"});
     PlotSpec plots;
     plots.overlap = reader.string(table, "overlap").value_or(plots.overlap);
     plots.latency = reader.string(table, "latency").value_or(plots.latency);
@@ -372,6 +373,8 @@ PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
     plots.scalability = reader.string(table, "scalability").value_or(plots.scalability);
     plots.memory = reader.string(table, "memory").value_or(plots.memory);
     plots.pingpong = reader.string(table, "pingpong").value_or(plots.pingpong);
+    plots.latency_threads =
+        reader.string(table, "latency_threads").value_or(plots.latency_threads);
     plots.progression_sizes =
         reader.sizes(table, "progression_sizes").value_or(plots.progression_sizes);
     plots.scalability_sizes =

@@ -79,11 +79,15 @@ struct PlotSpec {
     std::string scalability = "scalability";
     std::string memory = "memory";
     std::string pingpong = "pingpong";
+    std::string latency_threads = "latency_threads";
     std::vector<std::uint64_t> progression_sizes = {64 << 10, 1 << 20};
     std::vector<std::uint64_t> scalability_sizes = {32 << 10, 256 << 10};
     std::vector<std::uint64_t> summary_sizes = {64 << 10, 256 << 10, 1 << 20};
     // Rows of the ping-pong table (those the study measured, and its largest size).
     std::vector<std::uint64_t> pingpong_sizes = {8, 1 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20};
+
+    // The studies drawn and tabulated like ping-pong (metrics of pingpong_measurements()).
+    std::vector<std::string> pingpong_like() const { return {pingpong, latency_threads}; }
 };
 
 struct Profile {

@@ -195,12 +195,9 @@ std::string aligned_table(const std::string& label_header, const std::vector<std
     return text;
 }
 
-}  // namespace
-
-std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots) {
+std::vector<PingpongTable> pingpong_tables_of(const ResultIndex& index, const std::string& study,
+                                              const std::vector<std::uint64_t>& table_sizes) {
     std::vector<PingpongTable> tables;
-    const std::string& study = plots.pingpong;
-    if (!index.has_study(study)) return tables;
     const int pairs = index.base_pairs(study);
     const auto configs = index.configs(study);
     const auto metrics = index.metrics(study);
@@ -208,8 +205,7 @@ std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotS
     std::vector<std::uint64_t> sizes;
     for (auto size : measured)
         if (size == measured.back() ||
-            std::find(plots.pingpong_sizes.begin(), plots.pingpong_sizes.end(), size) !=
-                plots.pingpong_sizes.end())
+            std::find(table_sizes.begin(), table_sizes.end(), size) != table_sizes.end())
             sizes.push_back(size);
     const bool mpich = std::find(configs.begin(), configs.end(), kMpich) != configs.end();
     for (const auto& measurement : pingpong_measurements()) {
@@ -241,6 +237,18 @@ std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotS
     return tables;
 }
 
+}  // namespace
+
+std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots) {
+    std::vector<PingpongTable> tables;
+    for (const std::string& study : plots.pingpong_like()) {
+        if (!index.has_study(study)) continue;
+        auto own = pingpong_tables_of(index, study, plots.pingpong_sizes);
+        std::move(own.begin(), own.end(), std::back_inserter(tables));
+    }
+    return tables;
+}
+
 std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
     std::string text;
     for (const auto& table : tables) {
@@ -259,7 +267,9 @@ std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
             std::vector<std::string> row;
             for (const auto& cell : table.cells[r]) row.push_back(spread_cell(cell));
             for (const auto& ratio : table.ratios[r])
-                row.push_back(ratio ? fmt::format("{:.2f}", *ratio) : "-");
+                row.push_back(!ratio          ? "-"
+                              : *ratio >= 0.1 ? fmt::format("{:.2f}", *ratio)
+                                              : fmt::format("{:.2g}", *ratio));
             rows.push_back(std::move(row));
         }
         std::vector<std::string> labels;

@@ -44,7 +44,7 @@ Summary summarize(const ResultIndex& index, const PlotSpec& plots);
 // A fixed-width text table, then the notes.
 std::string format_summary(const Summary& summary);
 
-// One measurement of the ping-pong study (plots.pingpong): its sizes by configuration,
+// One measurement of a ping-pong study (PlotSpec::pingpong_like): its sizes by configuration,
 // each cell the median over the rounds with their min..max, and each of this runtime's
 // configurations over MPICH (ratio of the medians).
 struct PingpongTable {
@@ -58,7 +58,7 @@ struct PingpongTable {
     std::vector<std::vector<std::optional<double>>> ratios;  // [size][ratio config]
 };
 
-// The tables of the measurements the study has; empty when it did not run.
+// The tables of the measurements each ping-pong study has; empty when none ran.
 std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots);
 std::string format_pingpong_tables(const std::vector<PingpongTable>& tables);
 

@@ -13,9 +13,9 @@
 
 namespace si::bench {
 
-int initialize_mpi(int& argc, char**& argv) {
+int initialize_mpi(int& argc, char**& argv, bool thread_multiple) {
     const char* multiple = std::getenv("SI_BENCH_THREAD_MULTIPLE");
-    if (multiple != nullptr && std::string_view(multiple) == "1") {
+    if (thread_multiple || (multiple != nullptr && std::string_view(multiple) == "1")) {
         int provided = MPI_THREAD_SINGLE;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
         return MPI_THREAD_MULTIPLE;
@@ -26,7 +26,7 @@ int initialize_mpi(int& argc, char**& argv) {
 
 Session::Session(int& argc, char**& argv, BenchmarkInfo info)
     : info_(std::move(info)), argc_(argc), argv_(argv) {
-    requested_thread_level_ = initialize_mpi(argc_, argv_);
+    requested_thread_level_ = initialize_mpi(argc_, argv_, info_.needs_thread_multiple);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
     options_.min_size = info_.default_min_size;
@@ -78,6 +78,11 @@ bool Session::start() {
 
     Context context = collect_context(comm(), argc_, argv_);
     context.thread_level_requested = requested_thread_level_;
+    if (info_.needs_thread_multiple && context.thread_level < MPI_THREAD_MULTIPLE) {
+        reject(fmt::format("needs MPI_THREAD_MULTIPLE, the library provides {}",
+                           thread_level_name(context.thread_level)));
+        return false;
+    }
     if (rank_ == 0 && context.thread_level < context.thread_level_requested)
         fmt::print(stderr, "{}: warning: asked for thread level {}, the library provides {}\n",
                    info_.benchmark, thread_level_name(context.thread_level_requested),

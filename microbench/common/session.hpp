@@ -33,6 +33,9 @@ struct BenchmarkInfo {
     int max_ranks = 0;  // 0: no upper bound
     std::size_t default_min_size = 0;
     std::size_t default_max_size = 4 * MiB;
+    // Threads of one rank call MPI at once: MPI_Init_thread(MPI_THREAD_MULTIPLE),
+    // and start() rejects a library that provides less.
+    bool needs_thread_multiple = false;
 };
 
 // MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when SI_BENCH_THREAD_MULTIPLE=1:
@@ -40,12 +43,13 @@ struct BenchmarkInfo {
 // under MPI_THREAD_MULTIPLE, and every other run keeps plain MPI_Init so that no
 // library pays for thread safety the benchmark does not need. Returns the level
 // asked for. For programs without a Session (apps/nas-sp).
-int initialize_mpi(int& argc, char**& argv);
+int initialize_mpi(int& argc, char**& argv, bool thread_multiple = false);
 
 class Session {
   public:
-    // Calls MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when the environment
-    // sets SI_BENCH_THREAD_MULTIPLE=1; the destructor calls MPI_Finalize.
+    // Calls MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when the benchmark
+    // needs it or the environment sets SI_BENCH_THREAD_MULTIPLE=1; the destructor
+    // calls MPI_Finalize.
     Session(int& argc, char**& argv, BenchmarkInfo info);
     ~Session();
     Session(const Session&) = delete;
