@@ -144,7 +144,7 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
 Engine::Unexpected* Engine::find_unexpected(int source, int tag, const CommRef&,
                                             std::uint16_t context) {
     const MatchSpec spec{context, source, tag};
-    return unexpected_.find([&](const Unexpected& u) { return spec.matches(u.tuple); });
+    return unexpected_.find(spec.key(), [&](const Unexpected& u) { return spec.matches(u.tuple); });
 }
 
 // Takes ownership of an entry already out of the queue.
@@ -314,7 +314,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
     }
 
     ReceiveClaim claim = ReceiveClaim::taken;
-    Request* request = posted_.find([&](Request& r) {
+    Request* request = posted_.find(match_key(tuple), [&](Request& r) {
         if (!r.match.matches(tuple)) return false;
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
@@ -329,7 +329,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
             receive_rendezvous(request, arrival.peer, tuple, arrival.body);
     } else {
         ++stats_.unexpected;
-        auto* entry = new Unexpected{tuple, arrival.peer, {}, {}};
+        auto* entry = new Unexpected{tuple, {}, arrival.peer, {}, {}};
         if (tuple.kind == MessageKind::eager)
             entry->data.assign(arrival.body, arrival.body + arrival.bytes);
         else

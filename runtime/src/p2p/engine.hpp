@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "p2p/intrusive_list.hpp"
+#include "p2p/match_queue.hpp"
 #include "p2p/progress_lock.hpp"
 #include "p2p/request.hpp"
 #include "p2p/stats.hpp"
@@ -234,8 +234,15 @@ class Engine final : private transport::Events {
     ProgressLock& lock_;
     Options options_;
     RequestPool pool_;
-    IntrusiveList<Request> posted_;
-    IntrusiveList<Unexpected> unexpected_;
+    // Bin keys: a receive's, unless it has a wildcard; an arrival's.
+    struct PostedKey {
+        std::optional<std::uint64_t> operator()(const Request& r) const { return r.match.key(); }
+    };
+    struct UnexpectedKey {
+        std::optional<std::uint64_t> operator()(const Unexpected& u) const;  // unexpected.hpp
+    };
+    MatchQueue<Request, PostedKey> posted_;
+    MatchQueue<Unexpected, UnexpectedKey> unexpected_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;

@@ -38,7 +38,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->remote_request = 0;
     r->registration = {};
     r->owner = 0;
-    r->prev = r->next = nullptr;
+    r->links = {};
     r->generation = generation;
     ++in_use_;
     return r;

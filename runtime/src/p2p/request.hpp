@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "p2p/match_queue.hpp"
 #include "p2p/tuple.hpp"
 #include "transport/transport.hpp"
 
@@ -32,7 +33,8 @@ class CompletionHook {
     virtual void completed(const Completion& result) = 0;
 };
 
-struct Request {
+// Aligned so that the fields a queue scan reads (up to `links`) share a line.
+struct alignas(64) Request {
     enum class Kind : std::uint8_t { send, receive };
     enum class Phase : std::uint8_t {
         idle,           // in the pool, or acquired and not started yet
@@ -58,6 +60,7 @@ struct Request {
     bool cancel_asked = false;  // rendezvous send: a cancel_send is on its way
 
     MatchSpec match{};         // receive
+    MatchLinks<Request> links;  // in the posted-receive queue
     Tuple tuple{};             // send
     int peer = -1;             // world rank of the other side (send)
     void* buffer = nullptr;    // receive buffer or send buffer
@@ -76,8 +79,6 @@ struct Request {
     // Posted receive: its entry in the rank's interrupt request buffer, or -1.
     int irb_entry = -1;
 
-    Request* prev = nullptr;  // posted-receive queue links
-    Request* next = nullptr;
     std::uint32_t index = 0;       // position in the pool
     std::uint32_t generation = 0;  // bumped on reuse, so a stale FIN is detected
 };

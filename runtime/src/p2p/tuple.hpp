@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace si::p2p {
 
@@ -44,6 +45,12 @@ struct Tuple {
     friend constexpr bool operator==(const Tuple&, const Tuple&) = default;
 };
 
+// The (context, source, tag) of a tuple without its kind: what the matching
+// queues file an entry under (match_queue.hpp).
+constexpr std::uint64_t match_key(const Tuple& t) {
+    return Tuple{MessageKind::empty, t.context, t.source, t.tag}.pack();
+}
+
 // What a receive asks for; source and tag may be wildcards.
 struct MatchSpec {
     static constexpr std::int32_t kAnySource = -1;
@@ -56,6 +63,11 @@ struct MatchSpec {
     constexpr bool matches(const Tuple& t) const {
         return t.context == context && (source == kAnySource || source == t.source) &&
                (tag == kAnyTag || tag == t.tag);
+    }
+    // The match_key() of the only tuples it matches, none with a wildcard.
+    constexpr std::optional<std::uint64_t> key() const {
+        if (source == kAnySource || tag == kAnyTag) return std::nullopt;
+        return match_key(Tuple{MessageKind::empty, context, source, tag});
     }
 };
 

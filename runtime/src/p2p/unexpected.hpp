@@ -14,14 +14,17 @@ namespace si::p2p {
 
 struct Engine::Unexpected {
     Tuple tuple;
+    MatchLinks<Unexpected> links;  // next to the tuple: what a queue scan reads
     int peer;                     // world rank of the sender
     RtsHeader rts;                // kind == rts
     std::vector<std::byte> data;  // kind == eager
-    Unexpected* prev = nullptr;
-    Unexpected* next = nullptr;
 
     std::size_t bytes() const { return tuple.kind == MessageKind::eager ? data.size() : rts.bytes; }
     Completion completion() const { return Completion{tuple.source, tuple.tag, 0, bytes()}; }
 };
+
+inline std::optional<std::uint64_t> Engine::UnexpectedKey::operator()(const Unexpected& u) const {
+    return match_key(u.tuple);
+}
 
 }  // namespace si::p2p
