@@ -58,6 +58,7 @@ Engine::~Engine() {
         unexpected_.erase(entry);
         delete entry;
     }
+    for (Unexpected* entry : spare_unexpected_) delete entry;
 }
 
 // ---- starting operations ------------------------------------------------------
@@ -154,7 +155,33 @@ void Engine::receive_unexpected(Request* request, Unexpected* entry) {
     else
         receive_rendezvous(request, entry->peer, entry->tuple,
                            reinterpret_cast<const std::byte*>(&entry->rts));
-    delete entry;
+    recycle(entry);
+}
+
+Engine::Unexpected* Engine::new_unexpected(const Tuple& tuple, int peer) {
+    if (spare_unexpected_.empty()) return new Unexpected{tuple, {}, peer, {}, {}};
+    Unexpected* entry = spare_unexpected_.back();
+    spare_unexpected_.pop_back();
+    entry->tuple = tuple;
+    entry->links = {};
+    entry->peer = peer;
+    return entry;
+}
+
+void Engine::recycle(Unexpected* entry) {
+    // Enough for a burst of early arrivals; eager payloads up to 16 KiB keep
+    // their buffers, larger ones give them back.
+    constexpr std::size_t kSpares = 64;
+    constexpr std::size_t kKeptCapacity = 16 * 1024;
+    if (spare_unexpected_.size() == kSpares) {
+        delete entry;
+        return;
+    }
+    if (entry->data.capacity() > kKeptCapacity)
+        std::vector<std::byte>().swap(entry->data);
+    else
+        entry->data.clear();
+    spare_unexpected_.push_back(entry);
 }
 
 std::optional<Completion> Engine::iprobe(int source, int tag, const CommRef& comm,
@@ -329,7 +356,7 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
             receive_rendezvous(request, arrival.peer, tuple, arrival.body);
     } else {
         ++stats_.unexpected;
-        auto* entry = new Unexpected{tuple, {}, arrival.peer, {}, {}};
+        Unexpected* entry = new_unexpected(tuple, arrival.peer);
         if (tuple.kind == MessageKind::eager)
             entry->data.assign(arrival.body, arrival.body + arrival.bytes);
         else
@@ -349,7 +376,7 @@ void Engine::control_arrived(int peer, const ControlHeader& control) {
         const bool dropped = entry != nullptr;
         if (dropped) {
             unexpected_.erase(entry);
-            delete entry;
+            recycle(entry);
         }
         const Tuple reply{MessageKind::control, 0, 0, 0};
         send_or_queue(Outgoing{peer, reply.pack(), nullptr,

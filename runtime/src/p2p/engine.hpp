@@ -212,6 +212,9 @@ class Engine final : private transport::Events {
     Unexpected* find_unexpected(int source, int tag, const CommRef& comm,
                                 std::uint16_t context);
     void receive_unexpected(Request* request, Unexpected* entry);
+    // Unexpected entries come from and go back to spare_unexpected_.
+    Unexpected* new_unexpected(const Tuple& tuple, int peer);
+    void recycle(Unexpected* entry);
     void control_arrived(int peer, const ControlHeader& control);
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);
@@ -243,6 +246,9 @@ class Engine final : private transport::Events {
     };
     MatchQueue<Request, PostedKey> posted_;
     MatchQueue<Unexpected, UnexpectedKey> unexpected_;
+    // Entries to reuse, so that a message that finds no receive allocates
+    // nothing (an eager payload's buffer keeps its capacity).
+    std::vector<Unexpected*> spare_unexpected_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;
