@@ -571,6 +571,9 @@ SI_MPI_CALL(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
 SI_MPI_CALL(int, MPI_Barrier, (MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Bcast,
             (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Ibarrier, (MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root,
+                              MPI_Comm comm, MPI_Request *request));
 SI_MPI_CALL(int, MPI_Reduce,
             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              int root, MPI_Comm comm));

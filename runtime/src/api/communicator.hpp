@@ -31,6 +31,8 @@ struct Communicator {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
     std::shared_ptr<const Topology> topology;  // null unless made by a topology call
+    // Nonblocking collectives started on it (coll::nonblocking_tag_base).
+    std::uint32_t nonblocking_collectives = 0;
 
     int size() const { return static_cast<int>(world_of.size()); }
     bool inter() const { return !remote_of.empty(); }

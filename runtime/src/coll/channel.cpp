@@ -19,23 +19,33 @@ void Channel::wait_send(p2p::Request* request) {
     if (error != MPI_SUCCESS) fail(error, "a send of the collective failed");
 }
 
+int check_receive(int rank, const p2p::Completion& result, std::size_t expected,
+                  std::string& what) {
+    if (result.error == MPI_ERR_TRUNCATE) {
+        what = fmt::format("rank {} received more than the {} bytes it expected from rank {} "
+                           "(counts or datatypes differ between ranks)",
+                           rank, expected, result.source);
+        return MPI_ERR_TRUNCATE;
+    }
+    if (result.error != MPI_SUCCESS) {
+        what = fmt::format("a receive from rank {} failed", result.source);
+        return result.error;
+    }
+    if (result.bytes != expected) {
+        what = fmt::format("rank {} received {} bytes from rank {} where it expected {} "
+                           "(counts or datatypes differ between ranks)",
+                           rank, result.bytes, result.source, expected);
+        return MPI_ERR_COUNT;
+    }
+    return MPI_SUCCESS;
+}
+
 void Channel::wait_recv(p2p::Request* request, std::size_t expected) {
     ctx_.engine.wait(request);
     const p2p::Completion result = request->result;
     ctx_.engine.release(request);
-    if (result.error == MPI_ERR_TRUNCATE) {
-        fail(MPI_ERR_TRUNCATE,
-             fmt::format("rank {} received more than the {} bytes it expected from rank {} "
-                         "(counts or datatypes differ between ranks)",
-                         rank(), expected, result.source));
-    } else if (result.error != MPI_SUCCESS) {
-        fail(result.error, fmt::format("a receive from rank {} failed", result.source));
-    } else if (result.bytes != expected) {
-        fail(MPI_ERR_COUNT,
-             fmt::format("rank {} received {} bytes from rank {} where it expected {} "
-                         "(counts or datatypes differ between ranks)",
-                         rank(), result.bytes, result.source, expected));
-    }
+    std::string what;
+    if (const int error = check_receive(rank(), result, expected, what)) fail(error, what);
 }
 
 void Channel::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {

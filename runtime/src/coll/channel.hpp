@@ -29,6 +29,12 @@ enum class Tag : int {
 };
 static_assert(static_cast<int>(Tag::neighbor) + kMaxNeighborLabel < kFirstFreeTag);
 
+// MPI_SUCCESS if a receive of the collective brought exactly `expected`
+// bytes; otherwise the error class (MPI_ERR_TRUNCATE, MPI_ERR_COUNT, the
+// transport's), described in `what`.
+int check_receive(int rank, const p2p::Completion& result, std::size_t expected,
+                  std::string& what);
+
 class Channel {
   public:
     Channel(const Context& ctx, Tag tag) : ctx_(ctx), tag_(ctx.tag_base + static_cast<int>(tag)) {}

@@ -6,6 +6,7 @@
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
+#include "coll/schedule.hpp"
 
 namespace si::coll {
 
@@ -23,40 +24,48 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes) {
 // rank - 2^k. After ceil(log2 n) rounds each rank has heard, directly or
 // through others, from every rank, so none can leave before all arrived. The
 // peers of different rounds are distinct, so one tag serves every round.
+void add_barrier(Schedule& s) {
+    const int n = s.size();
+    const int r = s.rank();
+    for (int k = 1; k < n; k <<= 1) {
+        s.recv(nullptr, 0, (r - k + n) % n);
+        s.send(nullptr, 0, (r + k) % n);
+        s.next_round();
+    }
+}
+
 int barrier(const Context& ctx) {
-    Channel ch(ctx, Tag::barrier);
-    const int n = ch.size();
-    const int r = ch.rank();
-    for (int k = 1; k < n; k <<= 1)
-        ch.exchange(nullptr, 0, (r + k) % n, nullptr, 0, (r - k + n) % n);
-    return ch.result();
+    Schedule s(ctx, Tag::barrier);
+    add_barrier(s);
+    return s.run();
 }
 
 // Binomial tree over ranks renumbered so that the root is 0: rank v receives
 // from v minus its lowest set bit, then sends to v + m for every power of two
 // m below that bit, largest subtree first. A rank that received a truncated
 // message still forwards what it has, so its subtree does not hang.
-int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root) {
-    Channel ch(ctx, Tag::bcast);
-    const int n = ch.size();
-    if (n == 1) return MPI_SUCCESS;
-    const int v = (ch.rank() - root + n) % n;
+void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root) {
+    const int n = s.size();
+    if (n == 1) return;
+    const int v = (s.rank() - root + n) % n;
     auto real = [n, root](int vrank) { return (vrank + root) % n; };
-
     int mask = 1;
     for (; mask < n; mask <<= 1) {
         if (v & mask) {
-            ch.wait_recv(ch.irecv(buffer, bytes, real(v - mask)), bytes);
+            s.recv(buffer, bytes, real(v - mask));
+            s.next_round();
             break;
         }
     }
-    // At most log2(n) <= p2p::kSourceBits children.
-    std::array<p2p::Request*, p2p::kSourceBits + 1> sends{};
-    std::size_t posted = 0;
     for (int m = mask >> 1; m > 0; m >>= 1)
-        if (v + m < n) sends[posted++] = ch.isend(buffer, bytes, real(v + m));
-    for (std::size_t i = 0; i < posted; ++i) ch.wait_send(sends[i]);
-    return ch.result();
+        if (v + m < n) s.send(buffer, bytes, real(v + m));
+    s.next_round();
+}
+
+int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root) {
+    Schedule s(ctx, Tag::bcast);
+    add_bcast(s, buffer, bytes, root);
+    return s.run();
 }
 
 // Linear: every rank sends to the root, which keeps a bounded window of

@@ -18,6 +18,10 @@
 // the rank carries on with the algorithm regardless, so that the other ranks
 // are not left waiting, and reports the first error at the end.
 //
+// Barrier and broadcast are schedules (schedule.hpp) the progress engine
+// advances, which the nonblocking calls share; the others run their
+// messages from the calling thread, one round after the other.
+//
 // Algorithms: dissemination barrier; binomial-tree broadcast and reduce
 // (ordered by rank for non-commutative operators); allreduce as reduce then
 // broadcast, so every rank gets bit-identical floating-point results; linear
@@ -83,6 +87,23 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 
 // `bytes` must be the same on every rank.
 [[nodiscard]] int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root);
+
+// The same algorithms as steps of a schedule (schedule.hpp), which the
+// blocking calls above run and the nonblocking ones (MPI_Ibarrier, ...)
+// start, after adding steps of their own (unpacking, say).
+class Schedule;
+void add_barrier(Schedule& s);
+void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root);
+
+// Tag bases of nonblocking collectives: the `sequence`th one started on a
+// communicator gets a range of its own, above those of
+// MPI_Comm_create_group (api/comm.cpp), so that collectives in flight at
+// once never take each other's messages. Every rank starts a
+// communicator's collectives in the same order, so they agree on it.
+inline constexpr int kNonblockingTagRanges = (1 << 17) - 1;
+inline int nonblocking_tag_base(std::uint32_t sequence) {
+    return kFirstFreeTag * (1 + (1 << 17) + static_cast<int>(sequence % kNonblockingTagRanges));
+}
 
 // send may be MPI_IN_PLACE at the root (the input is then in recv); recv is
 // used at the root only.

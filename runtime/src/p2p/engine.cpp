@@ -67,6 +67,12 @@ Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
                        const CommRef& comm, std::uint16_t context, SendMode mode,
                        std::unique_ptr<CompletionHook> hook) {
     ProgressGuard guard(lock_);
+    return isend_locked(buffer, bytes, dest, tag, comm, context, mode, std::move(hook));
+}
+
+Request* Engine::isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
+                              const CommRef& comm, std::uint16_t context, SendMode mode,
+                              std::unique_ptr<CompletionHook> hook) {
     Request* request = pool_.acquire(Request::Kind::send);
     request->hook = std::move(hook);
     if (dest == kProcNull) {
@@ -126,6 +132,12 @@ Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_
 Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
                        std::uint16_t context, bool blocking, std::unique_ptr<CompletionHook> hook) {
     ProgressGuard guard(lock_);
+    return irecv_locked(buffer, capacity, source, tag, comm, context, blocking, std::move(hook));
+}
+
+Request* Engine::irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
+                              const CommRef& comm, std::uint16_t context, bool blocking,
+                              std::unique_ptr<CompletionHook> hook) {
     Request* request = new_receive(buffer, capacity, source == kProcNull, std::move(hook));
     if (source == kProcNull) return request;
     request->match = MatchSpec{context, source, tag};
@@ -508,6 +520,8 @@ int Engine::progress_locked() {
     int events = peers_with_queue_.empty() ? 0 : flush_queued_sends();
     if (!delivering_.empty()) events += finish_deliveries();
     for (transport::Transport* transport : transports_) events += transport->progress(*this);
+    // After the transports: what they completed lets activities move on now.
+    if (!activities_.empty()) events += advance_activities();
     stats_.progress_events += static_cast<std::uint64_t>(events);
     return events;
 }
@@ -529,6 +543,46 @@ bool Engine::arm_transports() {
     return true;
 }
 
+Request* Engine::start(std::unique_ptr<Activity> activity) {
+    Activity& kept = *activity;
+    return start(Running{nullptr, &kept, std::move(activity)});
+}
+
+Request* Engine::start(Activity& activity) { return start(Running{nullptr, &activity, nullptr}); }
+
+Request* Engine::start(Running running) {
+    ProgressGuard guard(lock_);
+    Request* request = pool_.acquire(Request::Kind::send);
+    request->phase = Request::Phase::running;
+    if (running.activity->advance(*this)) {
+        request->result.error = running.activity->result();
+        complete(request);
+    } else {
+        running.request = request;
+        activities_.push_back(std::move(running));
+    }
+    return request;
+}
+
+int Engine::advance_activities() {
+    int finished = 0;
+    // By index: an activity never starts another, so the vector does not
+    // grow meanwhile, and finished ones are swapped out.
+    for (std::size_t i = 0; i < activities_.size();) {
+        Running& running = activities_[i];
+        if (!running.activity->advance(*this)) {
+            ++i;
+            continue;
+        }
+        running.request->result.error = running.activity->result();
+        complete(running.request);
+        running = std::move(activities_.back());
+        activities_.pop_back();
+        ++finished;
+    }
+    return finished;
+}
+
 int Engine::progress() {
     ProgressGuard guard(lock_);
     return progress_locked();
@@ -536,6 +590,10 @@ int Engine::progress() {
 
 void Engine::release(Request* request) {
     ProgressGuard guard(lock_);
+    release_locked(request);
+}
+
+void Engine::release_locked(Request* request) {
     if (request->phase == Request::Phase::done) {
         pool_.release(request);
         return;

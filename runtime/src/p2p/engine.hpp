@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "p2p/activity.hpp"
 #include "p2p/match_queue.hpp"
 #include "p2p/progress_lock.hpp"
 #include "p2p/request.hpp"
@@ -168,6 +169,22 @@ class Engine final : private transport::Events {
     bool test(Request* request);
     // Returns a request to the pool; an active one is recycled when it completes.
     void release(Request* request);
+
+    // Starts a background operation (activity.hpp): the request completes,
+    // with the activity's result as its error, once advance() says it is over.
+    Request* start(std::unique_ptr<Activity> activity);
+    // The same for an activity the caller keeps alive until the request
+    // completes (a blocking collective waiting for it).
+    Request* start(Activity& activity);
+    // isend, irecv and release for an Activity's advance(), which runs with
+    // the lock held. Receives are never `blocking`: a helper may watch them.
+    Request* isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
+                          const CommRef& comm, std::uint16_t context, SendMode mode,
+                          std::unique_ptr<CompletionHook> hook = nullptr);
+    Request* irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
+                          const CommRef& comm, std::uint16_t context, bool blocking = false,
+                          std::unique_ptr<CompletionHook> hook = nullptr);
+    void release_locked(Request* request);
     // Finds a live request by pool index (the API's handle), or nullptr.
     Request* find(std::uint32_t index);
 
@@ -198,6 +215,10 @@ class Engine final : private transport::Events {
     transport::Result try_send(const Outgoing& item);
     void sent(const Outgoing& item, transport::Result result);
     void release_registration(Request* request);
+    struct Running;
+    Request* start(Running running);
+    // Advances every activity a step; returns how many finished.
+    int advance_activities();
     bool arm_transports();
     int flush_queued_sends();
     // Blocks until done() holds (called with the lock held, after each
@@ -249,6 +270,12 @@ class Engine final : private transport::Events {
     // Entries to reuse, so that a message that finds no receive allocates
     // nothing (an eager payload's buffer keeps its capacity).
     std::vector<Unexpected*> spare_unexpected_;
+    struct Running {
+        Request* request;
+        Activity* activity;
+        std::unique_ptr<Activity> owned;  // null if the caller keeps it
+    };
+    std::vector<Running> activities_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;

@@ -42,6 +42,7 @@ struct alignas(64) Request {
         posted,         // receive in the posted-receive queue
         awaiting_fin,   // rendezvous send: RTS out, waiting for FIN
         reading,        // rendezvous receive: RDMA Read in flight
+        running,        // an Activity's (Engine::start) in progress
         done,
     };
 

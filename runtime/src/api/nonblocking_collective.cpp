@@ -1,0 +1,85 @@
+// Nonblocking collectives: the blocking calls' argument checks, then the
+// collective layer's schedule for the algorithm, started on the progress
+// engine (coll/schedule.hpp). Each gets a tag range of its own
+// (coll::nonblocking_tag_base), so that several may be in flight on one
+// communicator, beside its blocking collectives. Data of a non-contiguous
+// datatype travels packed in the schedule's scratch memory and is unpacked
+// by its last step. Intercommunicators are refused for now.
+#include "api/collective_args.hpp"
+#include "api/requests.hpp"
+#include "api/runtime.hpp"
+#include "coll/schedule.hpp"
+#include "datatype/datatype.hpp"
+
+namespace {
+
+using namespace si::api;
+namespace coll = si::coll;
+
+// The communicator of a nonblocking collective, or an error.
+int start_nonblocking(Call& call, MPI_Comm comm, MPI_Request* request, Communicator*& c) {
+    if (int rc = call.not_null(request, "request")) return rc;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return call.fail(MPI_ERR_COMM,
+                         "comm is an intercommunicator: this runtime's nonblocking collectives "
+                         "run on intracommunicators only so far");
+    return MPI_SUCCESS;
+}
+
+std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
+    coll::Context ctx = collective_context(c);
+    ctx.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
+    return std::make_unique<coll::Schedule>(ctx, tag);
+}
+
+int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
+              MPI_Request* request) {
+    si::p2p::Request* started = coll::Schedule::start(std::move(schedule));
+    started->owner = c.handle;
+    *request = handle_of(started);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Ibarrier");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    auto schedule = new_schedule(*c, coll::Tag::barrier);
+    coll::add_barrier(*schedule);
+    return hand_over(std::move(schedule), *c, request);
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+    Call call("MPI_Ibcast");
+    Communicator* c = nullptr;
+    const si::datatype::Type* type = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
+    if (int rc = call.root(*c, root)) return rc;
+    if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
+    auto schedule = new_schedule(*c, coll::Tag::bcast);
+    const std::size_t bytes = type->bytes(items(count));
+    const bool is_root = c->rank == root;
+    if (type->contiguous) {
+        coll::add_bcast(*schedule, bytes == 0 ? buffer : type->data(buffer), bytes, root);
+    } else {
+        std::byte* packed = schedule->scratch(bytes);
+        if (is_root) si::datatype::pack(*type, buffer, items(count), packed);
+        coll::add_bcast(*schedule, packed, bytes, root);
+        if (!is_root)
+            schedule->local([type = *type, packed, bytes, buffer] {
+                si::datatype::unpack(type, packed, bytes, buffer);
+            });
+    }
+    return hand_over(std::move(schedule), *c, request);
+}
+
+}  // extern "C"

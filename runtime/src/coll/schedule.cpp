@@ -1,0 +1,119 @@
+#include "coll/schedule.hpp"
+
+#include <utility>
+
+namespace si::coll {
+
+Schedule::Schedule(const Context& ctx, Tag tag)
+    : engine_(ctx.engine),
+      comm_(ctx.comm),
+      context_(ctx.context),
+      send_context_(ctx.send_context.value_or(ctx.context)),
+      tag_(ctx.tag_base + static_cast<int>(tag)),
+      detail_(ctx.detail) {
+    steps_.reserve(8);  // a barrier or a broadcast on up to 16 ranks
+}
+
+void Schedule::send(const void* data, std::size_t bytes, int peer) {
+    steps_.push_back(
+        Step{Step::Kind::send, false, const_cast<void*>(data), bytes, peer, {}, nullptr});
+}
+
+void Schedule::recv(void* data, std::size_t bytes, int peer) {
+    steps_.push_back(Step{Step::Kind::recv, false, data, bytes, peer, {}, nullptr});
+}
+
+void Schedule::local(std::function<void()> step) {
+    steps_.push_back(Step{Step::Kind::local, false, nullptr, 0, 0, std::move(step), nullptr});
+}
+
+void Schedule::next_round() {
+    if (!steps_.empty()) steps_.back().ends_round = true;
+}
+
+std::byte* Schedule::scratch(std::size_t bytes) {
+    scratch_.push_back(std::make_unique<std::byte[]>(bytes));
+    return scratch_.back().get();
+}
+
+void Schedule::fail(int error, std::string what) {
+    if (error_ != MPI_SUCCESS) return;
+    error_ = error;
+    if (detail_ != nullptr) *detail_ = std::move(what);
+}
+
+int Schedule::run() {
+    next_round();  // closes the last round
+    p2p::Request* request = engine_.start(*this);
+    engine_.wait(request);
+    const int error = request->result.error;
+    engine_.release(request);
+    return error;
+}
+
+p2p::Request* Schedule::start(std::unique_ptr<Schedule> schedule) {
+    schedule->next_round();
+    // Nobody waits for the description, and the communicator may go first.
+    schedule->detail_ = nullptr;
+    schedule->world_of_.assign(schedule->comm_.world_of.begin(), schedule->comm_.world_of.end());
+    schedule->comm_.world_of = schedule->world_of_;
+    p2p::Engine& engine = schedule->engine_;
+    return engine.start(std::move(schedule));
+}
+
+std::size_t Schedule::round_end() const {
+    std::size_t end = round_;
+    while (!steps_[end].ends_round) ++end;
+    return end + 1;
+}
+
+void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
+    for (std::size_t i = round_; i < end; ++i)
+        if (steps_[i].kind == Step::Kind::local) steps_[i].run();
+    for (std::size_t i = round_; i < end; ++i) {
+        Step& step = steps_[i];
+        if (step.kind == Step::Kind::recv)
+            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, tag_, comm_,
+                                               context_);
+        else if (step.kind == Step::Kind::send)
+            step.request = engine.isend_locked(step.data, step.bytes, step.peer, tag_, comm_,
+                                               send_context_, p2p::SendMode::standard);
+    }
+    round_started_ = true;
+}
+
+bool Schedule::round_finished(p2p::Engine& engine, std::size_t end) {
+    for (std::size_t i = round_; i < end; ++i) {
+        const Step& step = steps_[i];
+        if (step.request != nullptr && !step.request->complete.load(std::memory_order_acquire))
+            return false;
+    }
+    for (std::size_t i = round_; i < end; ++i) {
+        Step& step = steps_[i];
+        if (step.request == nullptr) continue;
+        const p2p::Completion result = step.request->result;
+        engine.release_locked(step.request);
+        step.request = nullptr;
+        std::string what;
+        if (step.kind == Step::Kind::recv) {
+            if (const int error = check_receive(comm_.rank, result, step.bytes, what))
+                fail(error, std::move(what));
+        } else if (result.error != MPI_SUCCESS) {
+            fail(result.error, "a send of the collective failed");
+        }
+    }
+    return true;
+}
+
+bool Schedule::advance(p2p::Engine& engine) {
+    while (round_ < steps_.size()) {
+        const std::size_t end = round_end();
+        if (!round_started_) start_round(engine, end);
+        if (!round_finished(engine, end)) return false;
+        round_ = end;
+        round_started_ = false;
+    }
+    return true;
+}
+
+}  // namespace si::coll

@@ -1,0 +1,96 @@
+// A collective algorithm as data: rounds of sends, receives and local steps,
+// each round starting when the one before has finished. The progress engine
+// advances it (p2p/activity.hpp), so the same schedule serves the blocking
+// call (run(): started and waited for) and the nonblocking one (start():
+// a request the application completes with MPI_Test/MPI_Wait), and a
+// nonblocking collective moves on whenever anything progresses the rank:
+// MPI_Test, another blocked call, the progress thread, or an interrupt
+// thread woken by a helper for one of its receives (they are not `blocking`,
+// so SmartInterrupts' helpers watch them).
+//
+//   Schedule s(ctx, Tag::bcast);
+//   s.recv(buffer, bytes, parent);
+//   s.next_round();
+//   for (int child : children) s.send(buffer, bytes, child);
+//   return s.run();
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/channel.hpp"
+#include "coll/collectives.hpp"
+#include "p2p/activity.hpp"
+
+namespace si::coll {
+
+class Schedule final : public p2p::Activity {
+  public:
+    // Keeps what it needs of ctx; start() copies the communicator's ranks
+    // too (a communicator may be freed while its collectives run).
+    Schedule(const Context& ctx, Tag tag);
+    Schedule(const Schedule&) = delete;  // comm_ may point into world_of_
+    Schedule& operator=(const Schedule&) = delete;
+
+    int rank() const { return comm_.rank; }
+    int size() const { return comm_.size(); }
+
+    // Steps of the current round.
+    void send(const void* data, std::size_t bytes, int peer);
+    // The receive must bring exactly `bytes` (else MPI_ERR_TRUNCATE or
+    // MPI_ERR_COUNT, and the schedule carries on so no peer is left waiting).
+    void recv(void* data, std::size_t bytes, int peer);
+    // Runs when the round starts, before its messages are posted.
+    void local(std::function<void()> step);
+    // Later steps wait for every step so far.
+    void next_round();
+    // Memory that lives as long as the schedule (packed data, temporaries).
+    std::byte* scratch(std::size_t bytes);
+
+    // Blocking: starts the schedule and waits for it; the error class, its
+    // description in ctx.detail.
+    int run();
+    // Nonblocking: hands the schedule to the engine; the request completes
+    // with its error class (no description: ctx.detail is not kept).
+    static p2p::Request* start(std::unique_ptr<Schedule> schedule);
+
+    bool advance(p2p::Engine& engine) override;
+    int result() const override { return error_; }
+
+  private:
+    struct Step {
+        enum class Kind : unsigned char { send, recv, local } kind;
+        bool ends_round = false;
+        void* data = nullptr;
+        std::size_t bytes = 0;
+        int peer = 0;
+        std::function<void()> run;
+        p2p::Request* request = nullptr;
+    };
+    void fail(int error, std::string what);
+    // One past the last step of the round that starts at steps_[round_].
+    std::size_t round_end() const;
+    void start_round(p2p::Engine& engine, std::size_t end);
+    // True once every message of the current round is done (taken and released).
+    bool round_finished(p2p::Engine& engine, std::size_t end);
+
+    p2p::Engine& engine_;
+    std::vector<int> world_of_;  // start(): the communicator's ranks, comm_'s from then on
+    p2p::CommRef comm_;
+    std::uint16_t context_;
+    std::uint16_t send_context_;
+    int tag_;
+    std::string* detail_;
+
+    std::vector<Step> steps_;
+    std::size_t round_ = 0;  // steps_ index where the current round begins
+    bool round_started_ = false;
+    std::vector<std::unique_ptr<std::byte[]>> scratch_;
+    int error_ = MPI_SUCCESS;
+    std::string what_;
+};
+
+}  // namespace si::coll

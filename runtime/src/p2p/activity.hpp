@@ -1,0 +1,24 @@
+// An operation the progress engine drives in the background: a nonblocking
+// collective's schedule (coll/schedule.hpp). Every progress pass, whoever
+// makes it (a blocked call, MPI_Test, the progress thread, an interrupt
+// thread woken by a helper), advances every activity a step, so that an
+// activity moves on while the application computes as far as its messages do.
+#pragma once
+
+namespace si::p2p {
+
+class Engine;
+
+class Activity {
+public:
+    virtual ~Activity() = default;
+    // Called with the rank's progress lock held, once at the start and then
+    // from every progress pass until it returns true: starts what can start
+    // (Engine::isend_locked, irecv_locked), takes what finished. True once
+    // the whole operation is over; result() is then final.
+    virtual bool advance(Engine& engine) = 0;
+    // An error class (0 for success) once advance() returned true.
+    virtual int result() const = 0;
+};
+
+}  // namespace si::p2p
