@@ -12,7 +12,10 @@
  *     start as garbage and must end equal to the root's.
  *  3. A broadcast progresses while its request is only tested: a root that
  *     starts a 1 MiB Ibcast and polls MPI_Test sees it complete.
- *  4. Argument errors: a bad root, a null request.
+ *  4. Iallgather and Ialltoall in flight together on two communicators:
+ *     eager and rendezvous block sizes, MPI_IN_PLACE, a non-contiguous
+ *     receive type; every block checked against its sender's pattern.
+ *  5. Argument errors: a bad root, a null request.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +174,72 @@ static int progresses_under_test(void) {
     return errs;
 }
 
+/* Value i of the block rank `from` sends to rank `to` in operation `op`. */
+static int value_of(int op, int from, int to, int i) { return op * 1000003 + from * 7919 + to * 31 + i; }
+
+static int exchanges_in_flight(void) {
+    int errs = 0, rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    /* One int, then a gap of one: the receive type of op 4. */
+    MPI_Datatype spread;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &spread);
+    MPI_Type_commit(&spread);
+    enum { kOps = 6 };
+    const int counts[kOps] = {16, 1 << 15, 16, 1 << 15, 100, 64};
+    int* send[kOps];
+    int* recv[kOps];
+    MPI_Request requests[kOps];
+    for (int op = 0; op < kOps; ++op) {
+        const int count = counts[op];
+        const size_t total = (size_t)count * (size_t)size;
+        send[op] = mtest_malloc(total * sizeof(int));
+        recv[op] = mtest_malloc(2 * total * sizeof(int));
+        for (size_t i = 0; i < 2 * total; ++i) recv[op][i] = -1;
+        for (int to = 0; to < size; ++to)
+            for (int i = 0; i < count; ++i)
+                /* Allgather ops (0, 1, 4) send the same block to everyone. */
+                send[op][(size_t)to * count + i] =
+                    value_of(op, rank, (op == 0 || op == 1 || op == 4) ? 0 : to, i);
+    }
+    MPI_Comm comm_of[kOps] = {MPI_COMM_WORLD, dup, MPI_COMM_WORLD, dup, dup, MPI_COMM_WORLD};
+    MPI_Iallgather(send[0], counts[0], MPI_INT, recv[0], counts[0], MPI_INT, comm_of[0], &requests[0]);
+    MPI_Iallgather(send[1], counts[1], MPI_INT, recv[1], counts[1], MPI_INT, comm_of[1], &requests[1]);
+    MPI_Ialltoall(send[2], counts[2], MPI_INT, recv[2], counts[2], MPI_INT, comm_of[2], &requests[2]);
+    MPI_Ialltoall(send[3], counts[3], MPI_INT, recv[3], counts[3], MPI_INT, comm_of[3], &requests[3]);
+    MPI_Iallgather(send[4], counts[4], MPI_INT, recv[4], counts[4], spread, comm_of[4], &requests[4]);
+    /* In place: this rank's own block already sits in recvbuf. */
+    for (int to = 0; to < size; ++to)
+        for (int i = 0; i < counts[5]; ++i)
+            recv[5][(size_t)to * counts[5] + i] = value_of(5, rank, to, i);
+    MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv[5], counts[5], MPI_INT, comm_of[5],
+                  &requests[5]);
+    errs += MT_EQ(MPI_Waitall(kOps, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int op = 0; op < kOps; ++op) {
+        const int count = counts[op];
+        const int stride = op == 4 ? 2 : 1;
+        int bad = 0;
+        for (int from = 0; from < size && !bad; ++from)
+            for (int i = 0; i < count && !bad; ++i) {
+                const int expected = value_of(op, from, (op == 0 || op == 1 || op == 4) ? 0 : rank, i);
+                const int got = recv[op][((size_t)from * count + i) * stride];
+                if (got != expected) {
+                    errs += MT_CHECK(0, "op %d: item %d from rank %d is %d, expected %d", op, i,
+                                     from, got, expected);
+                    bad = 1;
+                }
+            }
+        if (op == 4) errs += MT_CHECK(recv[4][1] == -1, "op 4 wrote into the gaps of its type");
+        free(send[op]);
+        free(recv[op]);
+    }
+    MPI_Type_free(&spread);
+    MPI_Comm_free(&dup);
+    return errs;
+}
+
 static int argument_errors(void) {
     int errs = 0, size, value = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -189,6 +258,7 @@ int main(int argc, char** argv) {
     errs += barrier_waits_for_the_last_rank();
     errs += many_in_flight();
     errs += progresses_under_test();
+    errs += exchanges_in_flight();
     errs += argument_errors();
     return mtest_finish(errs);
 }

@@ -109,4 +109,17 @@ template int w_layout<MPI_Aint>(Call&, const void*, const int*, const MPI_Aint*,
                                 const MPI_Datatype*, int, const VectorNames&,
                                 std::vector<BlockBuffer::Layout>&);
 
+int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const datatype::Type*& stype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, const datatype::Type*& rtype) {
+    if (!in_place(sendbuf))
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+    if (int rc =
+            call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount", "recvtype"))
+        return rc;
+    return refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only");
+}
+
 }  // namespace si::api

@@ -68,6 +68,12 @@ int inter_scatterv(Call& call, const Communicator& c, const void* sendbuf, const
 // Turns the collective layer's result into the call's result.
 int finish_collective(Call& call, int error_class, const std::string& detail);
 
+// Allgather and Alltoall: every rank sends and receives, and only sendbuf may
+// be MPI_IN_PLACE.
+int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const datatype::Type*& stype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, const datatype::Type*& rtype);
+
 // sendbuf (or recvbuf if sendbuf is MPI_IN_PLACE), count, datatype and op of
 // a reduction.
 int reduce_arguments(Call& call, const void* sendbuf, void* recvbuf, int count,

@@ -17,21 +17,6 @@ using Layout = BlockBuffer::Layout;
 
 namespace {
 
-// Allgather and Alltoall: every rank sends and receives, and only sendbuf may
-// be MPI_IN_PLACE.
-int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                       const Type*& stype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       const Type*& rtype) {
-    if (!in_place(sendbuf))
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (int rc =
-            call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount", "recvtype"))
-        return rc;
-    return refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only");
-}
-
 constexpr VectorNames kSendNames{"sendbuf", "sendcounts", "displs", "sendtype", "for recvbuf only"};
 constexpr VectorNames kRecvNames{"recvbuf", "recvcounts", "displs", "recvtype", "for sendbuf only"};
 constexpr VectorNames kSendNamesAll{"sendbuf", "sendcounts", "sdispls", "sendtype", ""};

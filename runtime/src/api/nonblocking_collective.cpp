@@ -4,12 +4,18 @@
 // (coll::nonblocking_tag_base), so that several may be in flight on one
 // communicator, beside its blocking collectives. Data of a non-contiguous
 // datatype travels packed in the schedule's scratch memory and is unpacked
-// by its last step. Intercommunicators are refused for now.
+// by its last step (MPI_Ibcast), or kept alive by the schedule and unpacked
+// by its last step (Outgoing, Incoming). Intercommunicators are refused for
+// now.
 #include "api/collective_args.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
 #include "coll/schedule.hpp"
+#include "api/packing.hpp"
 #include "datatype/datatype.hpp"
+
+#include <memory>
+#include <vector>
 
 namespace {
 
@@ -31,6 +37,16 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
     coll::Context ctx = collective_context(c);
     ctx.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
     return std::make_unique<coll::Schedule>(ctx, tag);
+}
+
+// The schedule keeps the packed data until it is over, and its last step
+// unpacks what arrived into the user's buffer (nothing if it is contiguous).
+void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Outgoing> message,
+                        std::shared_ptr<const Incoming> room) {
+    schedule.next_round();
+    schedule.local([room] { room->unpack(room->capacity()); });
+    schedule.keep(std::move(message));
+    schedule.keep(std::move(room));
 }
 
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
@@ -79,6 +95,58 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
                 si::datatype::unpack(type, packed, bytes, buffer);
             });
     }
+    return hand_over(std::move(schedule), *c, request);
+}
+
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Iallgather");
+    Communicator* c = nullptr;
+    const si::datatype::Type* stype = nullptr;
+    const si::datatype::Type* rtype = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
+                                    recvtype, rtype))
+        return rc;
+    const bool skip_send = in_place(sendbuf);
+    auto message = std::make_shared<const Outgoing>(
+        skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount), skip_send ? *rtype : *stype);
+    auto room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c->size()),
+                                                 *rtype, skip_send);
+    auto schedule = new_schedule(*c, coll::Tag::allgather);
+    coll::add_allgather(
+        *schedule, skip_send ? MPI_IN_PLACE : message->data(), message->bytes(),
+        coll::regular_blocks(room->data(), c->size(), rtype->bytes(items(recvcount))));
+    finish_with_unpack(*schedule, std::move(message), std::move(room));
+    return hand_over(std::move(schedule), *c, request);
+}
+
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Ialltoall");
+    Communicator* c = nullptr;
+    const si::datatype::Type* stype = nullptr;
+    const si::datatype::Type* rtype = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
+                                    recvtype, rtype))
+        return rc;
+    const bool skip_send = in_place(sendbuf);
+    const int n = c->size();
+    auto message = std::make_shared<const Outgoing>(skip_send ? nullptr : sendbuf,
+                                                    skip_send ? 0 : items(sendcount) * items(n),
+                                                    skip_send ? *rtype : *stype);
+    auto room =
+        std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(n), *rtype, skip_send);
+    std::vector<coll::Block> send_blocks;
+    if (!skip_send)
+        send_blocks = coll::regular_blocks(message->data(), n, stype->bytes(items(sendcount)));
+    auto schedule = new_schedule(*c, coll::Tag::alltoall);
+    coll::add_alltoall(*schedule, send_blocks,
+                       coll::regular_blocks(room->data(), n, rtype->bytes(items(recvcount))));
+    finish_with_unpack(*schedule, std::move(message), std::move(room));
     return hand_over(std::move(schedule), *c, request);
 }
 

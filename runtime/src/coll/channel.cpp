@@ -48,18 +48,27 @@ void Channel::wait_recv(p2p::Request* request, std::size_t expected) {
     if (const int error = check_receive(rank(), result, expected, what)) fail(error, what);
 }
 
-void Channel::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
+int copy_to_self(int rank, void* to, std::size_t capacity, const void* from, std::size_t bytes,
+                 std::string& what) {
     copy_bytes(to, from, std::min(capacity, bytes));
-    if (bytes > capacity)
-        fail(MPI_ERR_TRUNCATE,
-             fmt::format("rank {} sends {} bytes to itself into room for {} (send and receive "
-                         "counts or datatypes differ)",
-                         rank(), bytes, capacity));
-    else if (bytes < capacity)
-        fail(MPI_ERR_COUNT,
-             fmt::format("rank {} sends {} bytes to itself where {} are expected (send and "
-                         "receive counts or datatypes differ)",
-                         rank(), bytes, capacity));
+    if (bytes > capacity) {
+        what = fmt::format("rank {} sends {} bytes to itself into room for {} (send and receive "
+                           "counts or datatypes differ)",
+                           rank, bytes, capacity);
+        return MPI_ERR_TRUNCATE;
+    }
+    if (bytes < capacity) {
+        what = fmt::format("rank {} sends {} bytes to itself where {} are expected (send and "
+                           "receive counts or datatypes differ)",
+                           rank, bytes, capacity);
+        return MPI_ERR_COUNT;
+    }
+    return MPI_SUCCESS;
+}
+
+void Channel::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
+    std::string what;
+    if (const int error = copy_to_self(rank(), to, capacity, from, bytes, what)) fail(error, what);
 }
 
 }  // namespace si::coll

@@ -35,6 +35,11 @@ static_assert(static_cast<int>(Tag::neighbor) + kMaxNeighborLabel < kFirstFreeTa
 int check_receive(int rank, const p2p::Completion& result, std::size_t expected,
                   std::string& what);
 
+// Copies min(capacity, bytes) bytes: a message to oneself. MPI_SUCCESS if
+// they were the same, else MPI_ERR_TRUNCATE or MPI_ERR_COUNT, described.
+int copy_to_self(int rank, void* to, std::size_t capacity, const void* from, std::size_t bytes,
+                 std::string& what);
+
 class Channel {
   public:
     Channel(const Context& ctx, Tag tag) : ctx_(ctx), tag_(ctx.tag_base + static_cast<int>(tag)) {}

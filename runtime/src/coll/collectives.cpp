@@ -1,7 +1,6 @@
 // The collectives that only move data: barrier, broadcast, gather, scatter,
 // allgather, alltoall, neighbourhood exchange. Reductions are in reduce.cpp.
 #include <algorithm>
-#include <array>
 #include <cstddef>
 
 #include "coll/channel.hpp"
@@ -106,46 +105,65 @@ int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes,
 // Ring: in step s every rank passes block (rank - s) to its right neighbour
 // and receives block (rank - s - 1) from its left one; after n - 1 steps every
 // block has gone round. Bandwidth-optimal; n - 1 message latencies.
-int allgather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv) {
-    Channel ch(ctx, Tag::allgather);
-    const int n = ch.size();
-    const int r = ch.rank();
-    if (send != MPI_IN_PLACE) ch.copy(recv[r].data, recv[r].bytes, send, send_bytes);
+void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv) {
+    const int n = s.size();
+    const int r = s.rank();
+    if (send != MPI_IN_PLACE) {
+        s.copy(recv[r].data, recv[r].bytes, send, send_bytes);
+        s.next_round();
+    }
     const int right = (r + 1) % n;
     const int left = (r - 1 + n) % n;
-    for (int s = 0; s < n - 1; ++s) {
-        const Block& outgoing = recv[(r - s + n) % n];
-        const Block& incoming = recv[(r - s - 1 + n) % n];
-        ch.exchange(outgoing.data, outgoing.bytes, right, incoming.data, incoming.bytes, left);
+    for (int step = 0; step < n - 1; ++step) {
+        const Block& outgoing = recv[(r - step + n) % n];
+        const Block& incoming = recv[(r - step - 1 + n) % n];
+        s.recv(incoming.data, incoming.bytes, left);
+        s.send(outgoing.data, outgoing.bytes, right);
+        s.next_round();
     }
-    return ch.result();
+}
+
+int allgather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv) {
+    Schedule s(ctx, Tag::allgather);
+    add_allgather(s, send, send_bytes, recv);
+    return s.run();
 }
 
 // Pairwise exchange: in step k rank r trades blocks with rank (k - r) mod n.
 // That pairing is symmetric (the partner's partner is r) and over n steps meets
 // every rank once, r itself included (a local copy). Because both sides of a
 // pair exchange the same two blocks at the same step, MPI_IN_PLACE needs only
-// one block of temporary space: the outgoing block is staged there before the
-// incoming one overwrites it.
-int alltoall(const Context& ctx, Blocks send, Blocks recv) {
-    Channel ch(ctx, Tag::alltoall);
-    const int n = ch.size();
-    const int r = ch.rank();
+// one block of temporary space: the outgoing block is staged there (a local
+// step at the start of the round) before the incoming one overwrites it.
+void add_alltoall(Schedule& s, Blocks send, Blocks recv) {
+    const int n = s.size();
+    const int r = s.rank();
     const bool in_place = send.empty();
-    if (!in_place) ch.copy(recv[r].data, recv[r].bytes, send[r].data, send[r].bytes);
+    if (!in_place) {
+        s.copy(recv[r].data, recv[r].bytes, send[r].data, send[r].bytes);
+        s.next_round();
+    }
     std::size_t largest = 0;
     if (in_place)
         for (const Block& b : recv) largest = std::max(largest, b.bytes);
-    Scratch stage(largest);
+    std::byte* stage = largest > 0 ? s.scratch(largest) : nullptr;
     for (int k = 0; k < n; ++k) {
         const int peer = ((k - r) % n + n) % n;
         if (peer == r) continue;
         const Block& incoming = recv[peer];
-        Block outgoing = in_place ? Block{stage.at(0), incoming.bytes} : send[peer];
-        if (in_place) copy_bytes(outgoing.data, incoming.data, incoming.bytes);
-        ch.exchange(outgoing.data, outgoing.bytes, peer, incoming.data, incoming.bytes, peer);
+        const Block outgoing = in_place ? Block{stage, incoming.bytes} : send[peer];
+        if (in_place)
+            s.local([stage, incoming] { copy_bytes(stage, incoming.data, incoming.bytes); });
+        s.recv(incoming.data, incoming.bytes, peer);
+        s.send(outgoing.data, outgoing.bytes, peer);
+        s.next_round();
     }
-    return ch.result();
+}
+
+int alltoall(const Context& ctx, Blocks send, Blocks recv) {
+    Schedule s(ctx, Tag::alltoall);
+    add_alltoall(s, send, recv);
+    return s.run();
 }
 
 // Every receive is posted, then every send: neighbourhoods are small, and a

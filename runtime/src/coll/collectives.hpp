@@ -18,9 +18,10 @@
 // the rank carries on with the algorithm regardless, so that the other ranks
 // are not left waiting, and reports the first error at the end.
 //
-// Barrier and broadcast are schedules (schedule.hpp) the progress engine
-// advances, which the nonblocking calls share; the others run their
-// messages from the calling thread, one round after the other.
+// Barrier, broadcast, allgather and alltoall are schedules (schedule.hpp)
+// the progress engine advances, which the nonblocking calls share; the
+// others run their messages from the calling thread, one round after the
+// other.
 //
 // Algorithms: dissemination barrier; binomial-tree broadcast and reduce
 // (ordered by rank for non-commutative operators); allreduce as reduce then
@@ -94,6 +95,8 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 class Schedule;
 void add_barrier(Schedule& s);
 void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root);
+void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv);
+void add_alltoall(Schedule& s, Blocks send, Blocks recv);
 
 // Tag bases of nonblocking collectives: the `sequence`th one started on a
 // communicator gets a range of its own, above those of

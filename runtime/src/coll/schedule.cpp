@@ -27,6 +27,14 @@ void Schedule::local(std::function<void()> step) {
     steps_.push_back(Step{Step::Kind::local, false, nullptr, 0, 0, std::move(step), nullptr});
 }
 
+void Schedule::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
+    local([this, to, capacity, from, bytes] {
+        std::string what;
+        if (const int error = copy_to_self(rank(), to, capacity, from, bytes, what))
+            fail(error, std::move(what));
+    });
+}
+
 void Schedule::next_round() {
     if (!steps_.empty()) steps_.back().ends_round = true;
 }

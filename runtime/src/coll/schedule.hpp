@@ -45,6 +45,11 @@ class Schedule final : public p2p::Activity {
     void recv(void* data, std::size_t bytes, int peer);
     // Runs when the round starts, before its messages are posted.
     void local(std::function<void()> step);
+    // A local step standing for a message to oneself, held to the same size
+    // rule as a receive (MPI_ERR_TRUNCATE, MPI_ERR_COUNT).
+    void copy(void* to, std::size_t capacity, const void* from, std::size_t bytes);
+    // Keeps `owned` (packed buffers, say) alive as long as the schedule.
+    void keep(std::shared_ptr<const void> owned) { kept_.push_back(std::move(owned)); }
     // Later steps wait for every step so far.
     void next_round();
     // Memory that lives as long as the schedule (packed data, temporaries).
@@ -89,6 +94,7 @@ class Schedule final : public p2p::Activity {
     std::size_t round_ = 0;  // steps_ index where the current round begins
     bool round_started_ = false;
     std::vector<std::unique_ptr<std::byte[]>> scratch_;
+    std::vector<std::shared_ptr<const void>> kept_;
     int error_ = MPI_SUCCESS;
     std::string what_;
 };
