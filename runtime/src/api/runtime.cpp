@@ -294,6 +294,8 @@ void Runtime::write_stats() const {
         {"wait_sleeps", s.wait_sleeps},
         {"wait_timeouts", s.wait_timeouts},
         {"lost_wakeups", s.lost_wakeups},
+        {"collective_rounds", s.collective_rounds},
+        {"collective_rounds_in_background", s.collective_rounds_in_background},
         {"rts_to_read_count", s.rts_to_read_count},
         {"rts_to_read_us_mean",
          s.rts_to_read_count == 0 ? 0 : s.rts_to_read_ns_total / s.rts_to_read_count / 1000},

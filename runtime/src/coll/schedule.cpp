@@ -52,6 +52,9 @@ void Schedule::fail(int error, std::string what) {
 
 int Schedule::run() {
     next_round();  // closes the last round
+    // The caller progresses its receives itself, as MPI_Recv's: no helper
+    // need watch them (p2p::Engine::irecv).
+    blocking_ = true;
     p2p::Request* request = engine_.start(*this);
     engine_.wait(request);
     const int error = request->result.error;
@@ -82,12 +85,13 @@ void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
         Step& step = steps_[i];
         if (step.kind == Step::Kind::recv)
             step.request = engine.irecv_locked(step.data, step.bytes, step.peer, tag_, comm_,
-                                               context_);
+                                               context_, blocking_);
         else if (step.kind == Step::Kind::send)
             step.request = engine.isend_locked(step.data, step.bytes, step.peer, tag_, comm_,
                                                send_context_, p2p::SendMode::standard);
     }
     round_started_ = true;
+    engine.count_collective_round();
 }
 
 bool Schedule::round_finished(p2p::Engine& engine, std::size_t end) {

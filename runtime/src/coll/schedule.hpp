@@ -5,8 +5,8 @@
 // a request the application completes with MPI_Test/MPI_Wait), and a
 // nonblocking collective moves on whenever anything progresses the rank:
 // MPI_Test, another blocked call, the progress thread, or an interrupt
-// thread woken by a helper for one of its receives (they are not `blocking`,
-// so SmartInterrupts' helpers watch them).
+// thread woken by a helper for one of its receives (a nonblocking call's are
+// not `blocking`, so SmartInterrupts' helpers watch them).
 //
 //   Schedule s(ctx, Tag::bcast);
 //   s.recv(buffer, bytes, parent);
@@ -93,6 +93,7 @@ class Schedule final : public p2p::Activity {
     std::vector<Step> steps_;
     std::size_t round_ = 0;  // steps_ index where the current round begins
     bool round_started_ = false;
+    bool blocking_ = false;  // run(): its receives are the caller's to progress
     std::vector<std::unique_ptr<std::byte[]>> scratch_;
     std::vector<std::shared_ptr<const void>> kept_;
     int error_ = MPI_SUCCESS;

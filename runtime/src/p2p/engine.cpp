@@ -588,6 +588,13 @@ int Engine::progress() {
     return progress_locked();
 }
 
+int Engine::progress_in_background() {
+    background_pass_ = true;
+    const int events = progress_locked();
+    background_pass_ = false;
+    return events;
+}
+
 void Engine::release(Request* request) {
     ProgressGuard guard(lock_);
     release_locked(request);

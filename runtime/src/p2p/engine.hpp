@@ -192,6 +192,14 @@ class Engine final : private transport::Events {
     int progress();
     // The same, for a caller already holding the lock.
     int progress_locked();
+    // The same, for a progress thread or an interrupt thread: what it
+    // advances is counted as advanced in the background.
+    int progress_in_background();
+    // An Activity started a round of a collective (Stats::collective_rounds).
+    void count_collective_round() {
+        ++stats_.collective_rounds;
+        if (background_pass_) ++stats_.collective_rounds_in_background;
+    }
 
     ProgressLock& lock() { return lock_; }
     // At most one; set before any receive is posted, cleared only when none waits.
@@ -276,6 +284,7 @@ class Engine final : private transport::Events {
         std::unique_ptr<Activity> owned;  // null if the caller keeps it
     };
     std::vector<Running> activities_;
+    bool background_pass_ = false;  // inside progress_in_background()
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;

@@ -27,6 +27,11 @@ struct Stats {
     std::uint64_t wait_sleeps = 0;    // times a blocked call slept on the doorbell
     std::uint64_t wait_timeouts = 0;  // ... and woke by its 200 ms safety timeout
     std::uint64_t lost_wakeups = 0;   // ... and then found a message that had not rung (must stay 0)
+    // Rounds of collective schedules started, and those started by a pass of
+    // the progress thread or an interrupt thread (while the application was
+    // elsewhere).
+    std::uint64_t collective_rounds = 0;
+    std::uint64_t collective_rounds_in_background = 0;
     // Rendezvous receives: from the RTS leaving the sender to the RDMA Read
     // being issued (same-host peers only, where both read one clock).
     std::uint64_t rts_to_read_count = 0;

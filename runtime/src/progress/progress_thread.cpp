@@ -16,7 +16,7 @@ void ProgressThread::run() {
     while (!stop_.load(std::memory_order_relaxed)) {
         int events = 0;
         if (!lock.wanted() && lock.try_lock()) {
-            events = engine_.progress_locked();
+            events = engine_.progress_in_background();
             lock.unlock();
         }
         // After an idle pass, give the core away: the rank's own thread,

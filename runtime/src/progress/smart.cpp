@@ -267,7 +267,7 @@ void SmartProgress::run_interrupt_thread() {
             late_wakeups_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        const int events = engine_.progress_locked();
+        const int events = engine_.progress_in_background();
         lock.unlock();
         if (events == 0) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
     }
