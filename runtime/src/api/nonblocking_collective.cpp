@@ -3,19 +3,17 @@
 // engine (coll/schedule.hpp). Each gets a tag range of its own
 // (coll::nonblocking_tag_base), so that several may be in flight on one
 // communicator, beside its blocking collectives. Data of a non-contiguous
-// datatype travels packed in the schedule's scratch memory and is unpacked
-// by its last step (MPI_Ibcast), or kept alive by the schedule and unpacked
-// by its last step (Outgoing, Incoming). Intercommunicators are refused for
+// datatype travels packed (Outgoing, Incoming) in buffers the schedule keeps,
+// and its last step unpacks what arrived. Intercommunicators are refused for
 // now.
+#include <memory>
+#include <vector>
+
 #include "api/collective_args.hpp"
+#include "api/packing.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
 #include "coll/schedule.hpp"
-#include "api/packing.hpp"
-#include "datatype/datatype.hpp"
-
-#include <memory>
-#include <vector>
 
 namespace {
 
@@ -41,12 +39,12 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
 
 // The schedule keeps the packed data until it is over, and its last step
 // unpacks what arrived into the user's buffer (nothing if it is contiguous).
-void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Outgoing> message,
-                        std::shared_ptr<const Incoming> room) {
+void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,
+                        std::shared_ptr<const Outgoing> message = nullptr) {
     schedule.next_round();
     schedule.local([room] { room->unpack(room->capacity()); });
-    schedule.keep(std::move(message));
     schedule.keep(std::move(room));
+    if (message) schedule.keep(std::move(message));
 }
 
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
@@ -81,20 +79,14 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
-    auto schedule = new_schedule(*c, coll::Tag::bcast);
-    const std::size_t bytes = type->bytes(items(count));
     const bool is_root = c->rank == root;
-    if (type->contiguous) {
-        coll::add_bcast(*schedule, bytes == 0 ? buffer : type->data(buffer), bytes, root);
-    } else {
-        std::byte* packed = schedule->scratch(bytes);
-        if (is_root) si::datatype::pack(*type, buffer, items(count), packed);
-        coll::add_bcast(*schedule, packed, bytes, root);
-        if (!is_root)
-            schedule->local([type = *type, packed, bytes, buffer] {
-                si::datatype::unpack(type, packed, bytes, buffer);
-            });
-    }
+    auto room = std::make_shared<const Incoming>(buffer, items(count), *type, is_root);
+    auto schedule = new_schedule(*c, coll::Tag::bcast);
+    coll::add_bcast(*schedule, room->data(), room->capacity(), root);
+    if (is_root)
+        schedule->keep(std::move(room));
+    else
+        finish_with_unpack(*schedule, std::move(room));
     return hand_over(std::move(schedule), *c, request);
 }
 
@@ -118,7 +110,7 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     coll::add_allgather(
         *schedule, skip_send ? MPI_IN_PLACE : message->data(), message->bytes(),
         coll::regular_blocks(room->data(), c->size(), rtype->bytes(items(recvcount))));
-    finish_with_unpack(*schedule, std::move(message), std::move(room));
+    finish_with_unpack(*schedule, std::move(room), std::move(message));
     return hand_over(std::move(schedule), *c, request);
 }
 
@@ -146,7 +138,7 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     auto schedule = new_schedule(*c, coll::Tag::alltoall);
     coll::add_alltoall(*schedule, send_blocks,
                        coll::regular_blocks(room->data(), n, rtype->bytes(items(recvcount))));
-    finish_with_unpack(*schedule, std::move(message), std::move(room));
+    finish_with_unpack(*schedule, std::move(room), std::move(message));
     return hand_over(std::move(schedule), *c, request);
 }
 

@@ -97,7 +97,6 @@ class Schedule final : public p2p::Activity {
     std::vector<std::unique_ptr<std::byte[]>> scratch_;
     std::vector<std::shared_ptr<const void>> kept_;
     int error_ = MPI_SUCCESS;
-    std::string what_;
 };
 
 }  // namespace si::coll
