@@ -574,6 +574,14 @@ SI_MPI_CALL(int, MPI_Bcast,
 SI_MPI_CALL(int, MPI_Ibarrier, (MPI_Comm comm, MPI_Request *request));
 SI_MPI_CALL(int, MPI_Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root,
                               MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Igather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iscatter,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request *request));
 SI_MPI_CALL(int, MPI_Iallgather,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));

@@ -15,7 +15,9 @@
  *  4. Iallgather and Ialltoall in flight together on two communicators:
  *     eager and rendezvous block sizes, MPI_IN_PLACE, a non-contiguous
  *     receive type; every block checked against its sender's pattern.
- *  5. Argument errors: a bad root, a null request.
+ *  5. Igather and Iscatter in flight together, eager and rendezvous blocks,
+ *     MPI_IN_PLACE at the root.
+ *  6. Argument errors: a bad root, a null request.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +242,53 @@ static int exchanges_in_flight(void) {
     return errs;
 }
 
+static int rooted_in_flight(void) {
+    int errs = 0, rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    enum { kSmall = 100, kLarge = 1 << 16 };
+    const int gather_root = size - 1, scatter_root = 0;
+    int* mine = mtest_malloc(kLarge * sizeof(int));
+    int* all_small = mtest_malloc((size_t)size * kSmall * sizeof(int));
+    int* all_large = mtest_malloc((size_t)size * kLarge * sizeof(int));
+    int* scattered = mtest_malloc(kLarge * sizeof(int));
+    for (int i = 0; i < kLarge; ++i) mine[i] = value_of(7, rank, 0, i);
+    for (int i = 0; i < size * kSmall; ++i) all_small[i] = -1;
+    /* In place at the gather's root: its block is already in recvbuf. */
+    if (rank == gather_root)
+        for (int i = 0; i < kSmall; ++i) all_small[rank * kSmall + i] = value_of(7, rank, 0, i);
+    if (rank == scatter_root)
+        for (int to = 0; to < size; ++to)
+            for (int i = 0; i < kLarge; ++i) all_large[(size_t)to * kLarge + i] = value_of(8, 0, to, i);
+    for (int i = 0; i < kLarge; ++i) scattered[i] = -1;
+    MPI_Request requests[2];
+    MPI_Igather(rank == gather_root ? MPI_IN_PLACE : mine, kSmall, MPI_INT, all_small, kSmall,
+                MPI_INT, gather_root, MPI_COMM_WORLD, &requests[0]);
+    MPI_Iscatter(all_large, kLarge, MPI_INT, rank == scatter_root ? MPI_IN_PLACE : scattered,
+                 kLarge, MPI_INT, scatter_root, MPI_COMM_WORLD, &requests[1]);
+    errs += MT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    if (rank == gather_root)
+        for (int from = 0; from < size; ++from)
+            for (int i = 0; i < kSmall; ++i)
+                if (all_small[from * kSmall + i] != value_of(7, from, 0, i)) {
+                    errs += MT_CHECK(0, "Igather: item %d from rank %d is %d", i, from,
+                                     all_small[from * kSmall + i]);
+                    from = size;
+                    break;
+                }
+    if (rank != scatter_root)
+        for (int i = 0; i < kLarge; ++i)
+            if (scattered[i] != value_of(8, 0, rank, i)) {
+                errs += MT_CHECK(0, "Iscatter: item %d is %d", i, scattered[i]);
+                break;
+            }
+    free(mine);
+    free(all_small);
+    free(all_large);
+    free(scattered);
+    return errs;
+}
+
 static int argument_errors(void) {
     int errs = 0, size, value = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -259,6 +308,7 @@ int main(int argc, char** argv) {
     errs += many_in_flight();
     errs += progresses_under_test();
     errs += exchanges_in_flight();
+    errs += rooted_in_flight();
     errs += argument_errors();
     return mtest_finish(errs);
 }

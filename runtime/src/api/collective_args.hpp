@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,25 @@ int finish_collective(Call& call, int error_class, const std::string& detail);
 int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                        const datatype::Type*& stype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, const datatype::Type*& rtype);
+
+// The checked and packed arguments of a gather or scatter on an
+// intracommunicator (MPI_Gather, MPI_Igather, ...; collective_blocks.cpp).
+struct RootedBlocks {
+    std::shared_ptr<const Outgoing> message;  // a gather's send data, the root's in a scatter
+    std::shared_ptr<const Incoming> room;     // where the blocks land (the root's in a gather)
+    std::vector<coll::Block> blocks;          // the root's per-rank blocks
+    bool in_place = false;                    // MPI_IN_PLACE at the root
+    // This rank's own data for the collective layer: send (gather) or receive
+    // (scatter) buffer, or MPI_IN_PLACE.
+    const void* gather_send() const { return in_place ? MPI_IN_PLACE : message->data(); }
+    void* scatter_receive() const { return in_place ? MPI_IN_PLACE : room->data(); }
+};
+int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, RootedBlocks& out);
+int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, RootedBlocks& out);
 
 // sendbuf (or recvbuf if sendbuf is MPI_IN_PLACE), count, datatype and op of
 // a reduction.

@@ -52,26 +52,20 @@ int alltoall_blocks(Call& call, Communicator& c, const void* sendbuf,
 
 }  // namespace
 
-extern "C" {
+namespace si::api {
 
-#pragma weak MPI_Gather = PMPI_Gather
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    Call call("MPI_Gather");
-    Communicator* c = nullptr;
+int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, RootedBlocks& out) {
     const Type* stype = nullptr;
     const Type* rtype = nullptr;
-    if (int rc = start_collective(call, comm, c)) return rc;
-    if (c->inter())
-        return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                            root);
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
+    if (int rc = call.root(c, root)) return rc;
+    const bool is_root = c.rank == root;
     // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
     // send arguments are ignored.
-    const bool skip_send = is_root && in_place(sendbuf);
+    out.in_place = is_root && in_place(sendbuf);
     if (int rc = root_only_in_place(call, is_root, sendbuf, "sendbuf")) return rc;
-    if (!skip_send)
+    if (!out.in_place)
         if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
                                   "sendtype"))
             return rc;
@@ -81,19 +75,70 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             return rc;
         if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     }
-    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
-                           skip_send ? *rtype : *stype);
-    std::optional<Incoming> room;
-    std::vector<coll::Block> blocks;
+    out.message = std::make_shared<const Outgoing>(out.in_place ? nullptr : sendbuf,
+                                                   out.in_place ? 0 : items(sendcount),
+                                                   out.in_place ? *rtype : *stype);
     if (is_root) {
-        room.emplace(recvbuf, items(recvcount) * items(c->size()), *rtype, skip_send);
-        blocks = coll::regular_blocks(room->data(), c->size(), rtype->bytes(items(recvcount)));
+        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c.size()),
+                                                    *rtype, out.in_place);
+        out.blocks =
+            coll::regular_blocks(out.room->data(), c.size(), rtype->bytes(items(recvcount)));
     }
+    return MPI_SUCCESS;
+}
+
+int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, RootedBlocks& out) {
+    const Type* stype = nullptr;
+    const Type* rtype = nullptr;
+    if (int rc = call.root(c, root)) return rc;
+    const bool is_root = c.rank == root;
+    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
+    out.in_place = is_root && in_place(recvbuf);
+    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
+    if (is_root) {
+        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
+                                  "sendtype"))
+            return rc;
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
+    }
+    if (!out.in_place)
+        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
+                                  "recvtype"))
+            return rc;
+    out.message = std::make_shared<const Outgoing>(
+        is_root ? sendbuf : nullptr, is_root ? items(sendcount) * items(c.size()) : 0,
+        is_root ? *stype : *rtype);
+    if (is_root)
+        out.blocks = coll::regular_blocks(out.message->data(), c.size(),
+                                          stype->bytes(items(sendcount)));
+    if (!out.in_place)
+        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount), *rtype);
+    return MPI_SUCCESS;
+}
+
+}  // namespace si::api
+
+extern "C" {
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    Call call("MPI_Gather");
+    Communicator* c = nullptr;
+    if (int rc = start_collective(call, comm, c)) return rc;
+    if (c->inter())
+        return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                            root);
+    RootedBlocks g;
+    if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, root, g))
+        return rc;
     std::string detail;
-    const int rc =
-        coll::gather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
-                     message.bytes(), blocks, root);
-    if (is_root) room->unpack(room->capacity());
+    const int rc = coll::gather(collective_context(*c, &detail), g.gather_send(), g.message->bytes(),
+                                g.blocks, root);
+    if (g.room) g.room->unpack(g.room->capacity());
     return finish_collective(call, rc, detail);
 }
 
@@ -137,40 +182,18 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Scatter");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              root);
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
-    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
-    const bool skip_receive = is_root && in_place(recvbuf);
-    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
-    if (is_root) {
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
-    }
-    if (!skip_receive)
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-    const Outgoing message(is_root ? sendbuf : nullptr,
-                           is_root ? items(sendcount) * items(c->size()) : 0,
-                           is_root ? *stype : *rtype);
-    std::vector<coll::Block> blocks;
-    if (is_root)
-        blocks = coll::regular_blocks(message.data(), c->size(), stype->bytes(items(sendcount)));
-    std::optional<Incoming> room;
-    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
+    RootedBlocks g;
+    if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, g))
+        return rc;
     std::string detail;
-    const int rc = coll::scatter(collective_context(*c, &detail), blocks,
-                                 skip_receive ? MPI_IN_PLACE : room->data(),
-                                 skip_receive ? 0 : room->capacity(), root);
-    if (!skip_receive) room->unpack(room->capacity());
+    const int rc = coll::scatter(collective_context(*c, &detail), g.blocks, g.scatter_receive(),
+                                 g.room ? g.room->capacity() : 0, root);
+    if (g.room) g.room->unpack(g.room->capacity());
     return finish_collective(call, rc, detail);
 }
 

@@ -39,11 +39,14 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
 
 // The schedule keeps the packed data until it is over, and its last step
 // unpacks what arrived into the user's buffer (nothing if it is contiguous).
+// Either may be null: a rank that only sends, or only receives.
 void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,
                         std::shared_ptr<const Outgoing> message = nullptr) {
-    schedule.next_round();
-    schedule.local([room] { room->unpack(room->capacity()); });
-    schedule.keep(std::move(room));
+    if (room) {
+        schedule.next_round();
+        schedule.local([room] { room->unpack(room->capacity()); });
+        schedule.keep(std::move(room));
+    }
     if (message) schedule.keep(std::move(message));
 }
 
@@ -87,6 +90,41 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         schedule->keep(std::move(room));
     else
         finish_with_unpack(*schedule, std::move(room));
+    return hand_over(std::move(schedule), *c, request);
+}
+
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+    Call call("MPI_Igather");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    RootedBlocks g;
+    if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, root, g))
+        return rc;
+    auto schedule = new_schedule(*c, coll::Tag::gather);
+    coll::add_gather(*schedule, g.gather_send(), g.message->bytes(), g.blocks, root);
+    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
+    return hand_over(std::move(schedule), *c, request);
+}
+
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+    Call call("MPI_Iscatter");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    RootedBlocks g;
+    if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, g))
+        return rc;
+    auto schedule = new_schedule(*c, coll::Tag::scatter);
+    coll::add_scatter(*schedule, g.blocks, g.scatter_receive(), g.room ? g.room->capacity() : 0,
+                      root);
+    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
     return hand_over(std::move(schedule), *c, request);
 }
 

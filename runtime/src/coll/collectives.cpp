@@ -67,39 +67,51 @@ int bcast(const Context& ctx, void* buffer, std::size_t bytes, int root) {
     return s.run();
 }
 
-// Linear: every rank sends to the root, which keeps a bounded window of
-// receives posted straight into the blocks of recv.
-int gather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv, int root) {
-    Channel ch(ctx, Tag::gather);
-    const int n = ch.size();
-    const int r = ch.rank();
+// Linear: every rank sends to the root, which posts its receives straight
+// into the blocks of recv, kMaxOutstanding per round.
+void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv, int root) {
+    const int n = s.size();
+    const int r = s.rank();
     if (r != root) {
-        ch.wait_send(ch.isend(send, send_bytes, root));
-        return ch.result();
+        s.send(send, send_bytes, root);
+        return;
     }
-    if (send != MPI_IN_PLACE) ch.copy(recv[r].data, recv[r].bytes, send, send_bytes);
-    Window window(ch);
-    for (int i = 0; i < n; ++i)
-        if (i != root) window.recv(recv[i].data, recv[i].bytes, i);
-    window.drain();
-    return ch.result();
+    if (send != MPI_IN_PLACE) s.copy(recv[r].data, recv[r].bytes, send, send_bytes);
+    int posted = 0;
+    for (int i = 0; i < n; ++i) {
+        if (i == root) continue;
+        s.recv(recv[i].data, recv[i].bytes, i);
+        if (++posted % kMaxOutstanding == 0) s.next_round();
+    }
+}
+
+int gather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv, int root) {
+    Schedule s(ctx, Tag::gather);
+    add_gather(s, send, send_bytes, recv, root);
+    return s.run();
 }
 
 // Linear, the mirror image of gather.
-int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes, int root) {
-    Channel ch(ctx, Tag::scatter);
-    const int n = ch.size();
-    const int r = ch.rank();
+void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, int root) {
+    const int n = s.size();
+    const int r = s.rank();
     if (r != root) {
-        ch.wait_recv(ch.irecv(recv, recv_bytes, root), recv_bytes);
-        return ch.result();
+        s.recv(recv, recv_bytes, root);
+        return;
     }
-    if (recv != MPI_IN_PLACE) ch.copy(recv, recv_bytes, send[r].data, send[r].bytes);
-    Window window(ch);
-    for (int i = 0; i < n; ++i)
-        if (i != root) window.send(send[i].data, send[i].bytes, i);
-    window.drain();
-    return ch.result();
+    if (recv != MPI_IN_PLACE) s.copy(recv, recv_bytes, send[r].data, send[r].bytes);
+    int posted = 0;
+    for (int i = 0; i < n; ++i) {
+        if (i == root) continue;
+        s.send(send[i].data, send[i].bytes, i);
+        if (++posted % kMaxOutstanding == 0) s.next_round();
+    }
+}
+
+int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes, int root) {
+    Schedule s(ctx, Tag::scatter);
+    add_scatter(s, send, recv, recv_bytes, root);
+    return s.run();
 }
 
 // Ring: in step s every rank passes block (rank - s) to its right neighbour

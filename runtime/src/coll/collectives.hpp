@@ -18,10 +18,10 @@
 // the rank carries on with the algorithm regardless, so that the other ranks
 // are not left waiting, and reports the first error at the end.
 //
-// Barrier, broadcast, allgather and alltoall are schedules (schedule.hpp)
-// the progress engine advances, which the nonblocking calls share; the
-// others run their messages from the calling thread, one round after the
-// other.
+// Barrier, broadcast, gather, scatter, allgather and alltoall are schedules
+// (schedule.hpp) the progress engine advances, which the nonblocking calls
+// share; the others run their messages from the calling thread, one round
+// after the other.
 //
 // Algorithms: dissemination barrier; binomial-tree broadcast and reduce
 // (ordered by rank for non-commutative operators); allreduce as reduce then
@@ -69,7 +69,8 @@ struct Context {
 // The collectives' own tags stay below this; tag bases are multiples of it.
 inline constexpr int kFirstFreeTag = 1024;
 
-// Requests one rank keeps in flight at most during a linear gather/scatter.
+// Requests one rank keeps in flight at most during a linear gather/scatter
+// (a round of their schedules).
 inline constexpr int kMaxOutstanding = 32;
 
 // One rank's share of a gather, scatter, allgather or alltoall: where its
@@ -95,6 +96,8 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 class Schedule;
 void add_barrier(Schedule& s);
 void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root);
+void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv, int root);
+void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, int root);
 void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv);
 void add_alltoall(Schedule& s, Blocks send, Blocks recv);
 
