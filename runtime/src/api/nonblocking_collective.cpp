@@ -58,6 +58,35 @@ int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
     return MPI_SUCCESS;
 }
 
+// MPI_Igather and MPI_Iscatter: the blocking calls' checks and packing
+// (prepare_gather, prepare_scatter), then the schedule `add` builds on them.
+struct RootedArguments {
+    const void* sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void* recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    int root;
+};
+using PrepareRooted = int (*)(Call&, const Communicator&, const void*, int, MPI_Datatype, void*,
+                              int, MPI_Datatype, int, RootedBlocks&);
+
+template <typename Add>
+int start_rooted(Call& call, PrepareRooted prepare, coll::Tag tag, const RootedArguments& a,
+                 MPI_Comm comm, MPI_Request* request, Add add) {
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    RootedBlocks g;
+    if (int rc = prepare(call, *c, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount,
+                         a.recvtype, a.root, g))
+        return rc;
+    auto schedule = new_schedule(*c, tag);
+    add(*schedule, g);
+    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
+    return hand_over(std::move(schedule), *c, request);
+}
+
 }  // namespace
 
 extern "C" {
@@ -98,16 +127,12 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
     Call call("MPI_Igather");
-    Communicator* c = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    RootedBlocks g;
-    if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                recvtype, root, g))
-        return rc;
-    auto schedule = new_schedule(*c, coll::Tag::gather);
-    coll::add_gather(*schedule, g.gather_send(), g.message->bytes(), g.blocks, root);
-    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
-    return hand_over(std::move(schedule), *c, request);
+    const RootedArguments args{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
+    return start_rooted(call, prepare_gather, coll::Tag::gather, args, comm, request,
+                        [root](coll::Schedule& s, const RootedBlocks& g) {
+                            coll::add_gather(s, g.gather_send(), g.message->bytes(), g.blocks,
+                                             root);
+                        });
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
@@ -115,17 +140,12 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
     Call call("MPI_Iscatter");
-    Communicator* c = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    RootedBlocks g;
-    if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, g))
-        return rc;
-    auto schedule = new_schedule(*c, coll::Tag::scatter);
-    coll::add_scatter(*schedule, g.blocks, g.scatter_receive(), g.room ? g.room->capacity() : 0,
-                      root);
-    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
-    return hand_over(std::move(schedule), *c, request);
+    const RootedArguments args{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
+    return start_rooted(call, prepare_scatter, coll::Tag::scatter, args, comm, request,
+                        [root](coll::Schedule& s, const RootedBlocks& g) {
+                            coll::add_scatter(s, g.blocks, g.scatter_receive(),
+                                              g.room ? g.room->capacity() : 0, root);
+                        });
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
