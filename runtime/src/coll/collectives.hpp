@@ -18,20 +18,19 @@
 // the rank carries on with the algorithm regardless, so that the other ranks
 // are not left waiting, and reports the first error at the end.
 //
-// Barrier, broadcast, gather, scatter, allgather and alltoall are schedules
-// (schedule.hpp) the progress engine advances, which the nonblocking calls
-// share; the others run their messages from the calling thread, one round
-// after the other.
+// Every collective but the neighbourhood ones is a schedule (schedule.hpp)
+// the progress engine advances, which the nonblocking calls share; the
+// neighbourhood collectives run their messages from the calling thread.
 //
 // Algorithms: dissemination barrier; binomial-tree broadcast and reduce
 // (ordered by rank for non-commutative operators); allreduce as reduce then
-// broadcast, so every rank gets bit-identical floating-point results; linear
-// gather and scatter with a bounded window of requests; ring allgather;
+// broadcast, or for large commutative ones pairwise reduce-scatter then ring
+// allgather, so every rank gets bit-identical floating-point results; linear
+// gather and scatter, kMaxOutstanding requests per round; ring allgather;
 // pairwise-exchange alltoall; every neighbour at once for the neighbourhood
-// collectives; reduce-scatter as reduce then scatter;
-// recursive-doubling scan. At most kMaxOutstanding requests are in flight
-// per call, and temporaries come from one allocation per call. The versions
-// for intercommunicators are in intercomm.hpp.
+// collectives; reduce-scatter as reduce then scatter, or pairwise;
+// recursive-doubling scan. The versions for intercommunicators are in
+// intercomm.hpp.
 #pragma once
 
 #include <cstddef>
@@ -100,6 +99,17 @@ void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks re
 void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, int root);
 void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv);
 void add_alltoall(Schedule& s, Blocks send, Blocks recv);
+// The reductions (reduce.cpp), with the arguments of the blocking calls below;
+// the schedule keeps its own copies of type and op.
+void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
+                const datatype::Type& type, const datatype::Op& op, int root);
+void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
+                   const datatype::Type& type, const datatype::Op& op);
+void add_reduce_scatter(Schedule& s, const void* send, void* recv,
+                        std::span<const std::size_t> counts, const datatype::Type& type,
+                        const datatype::Op& op);
+void add_scan(Schedule& s, const void* send, void* recv, std::size_t count,
+              const datatype::Type& type, const datatype::Op& op, bool exclusive);
 
 // Tag bases of nonblocking collectives: the `sequence`th one started on a
 // communicator gets a range of its own, above those of

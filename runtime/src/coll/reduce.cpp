@@ -1,78 +1,91 @@
-// The reductions: reduce, allreduce, reduce-scatter and scan.
+// The reductions as schedules: reduce, allreduce, reduce-scatter and scan.
+// Their local steps apply the operator to what a round received at the start
+// of the next round (Schedule::local), so a reduction moves on wherever the
+// rank makes progress, like the other collectives.
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
+#include "coll/schedule.hpp"
 
 namespace si::coll {
 
 namespace {
 
-// The context for the second step of a composite collective: it reports its
-// error only if the first step had none, so the first error's description wins.
-Context after(const Context& ctx, int first_result) {
-    Context next = ctx;
-    if (first_result != MPI_SUCCESS) next.detail = nullptr;
-    return next;
+// The datatype and operator, copied into the schedule: MPI lets the program
+// free the handles while the collective still runs.
+struct Reduction {
+    datatype::Type type;
+    datatype::Op op;
+};
+
+const Reduction& keep_reduction(Schedule& s, const datatype::Type& type, const datatype::Op& op) {
+    auto kept = std::make_shared<const Reduction>(Reduction{type, op});
+    const Reduction& reduction = *kept;
+    s.keep(std::move(kept));
+    return reduction;
 }
 
-// Binomial tree over ranks renumbered so that tree_root is 0. Rank v first
-// combines the partial results of its children v + 1, v + 2, v + 4, ... (each
-// covering the next block of renumbered ranks) into its own, then sends the
-// total to v minus its lowest set bit. Partial results are always combined as
-// (lower ranks) op (higher ranks), so with tree_root 0 the result is in rank
-// order, which a non-commutative operator needs; a commutative one may use the
-// real root as tree root and save the final hop.
-int reduce_tree(const Context& ctx, const void* send, void* recv, std::size_t count,
-                const datatype::Type& type, const datatype::Op& op, int root) {
-    Channel ch(ctx, Tag::reduce);
-    const int n = ch.size();
-    const int r = ch.rank();
-    const std::size_t bytes = type.bytes(count);
+// A local step: inout = in op inout, over `count` items.
+void combine(Schedule& s, const Reduction& red, const void* in, void* inout, std::size_t count) {
+    s.local([&red, in, inout, count] { datatype::apply(red.op, red.type, in, inout, count); });
+}
+
+void copy_step(Schedule& s, void* to, const void* from, std::size_t bytes) {
+    s.local([to, from, bytes] { copy_bytes(to, from, bytes); });
+}
+
+// Binomial tree over ranks renumbered so that tree_root is 0. Rank v receives
+// the partial results of its children v + 1, v + 2, v + 4, ... (each covering
+// the next block of renumbered ranks) at once, into a buffer each; the next
+// round combines them into its own input and sends the total to v minus its
+// lowest set bit. Partial results are always combined as (lower ranks) op
+// (higher ranks), so with tree_root 0 the result is in rank order, which a
+// non-commutative operator needs; a commutative one uses the real root as
+// tree root and saves the final hop.
+void add_reduce_tree(Schedule& s, const void* send, void* recv, std::size_t count,
+                     const Reduction& red, int root) {
+    const int n = s.size();
+    const int r = s.rank();
+    const std::size_t bytes = red.type.bytes(count);
     const void* input = send == MPI_IN_PLACE ? recv : send;
     if (n == 1) {
-        if (send != MPI_IN_PLACE) copy_bytes(recv, send, bytes);
-        return MPI_SUCCESS;
+        if (send != MPI_IN_PLACE) copy_step(s, recv, send, bytes);
+        s.next_round();
+        return;
     }
-    const int tree_root = op.commutative ? root : 0;
+    const int tree_root = red.op.commutative ? root : 0;
     const int v = (r - tree_root + n) % n;
     auto real = [n, tree_root](int vrank) { return (vrank + tree_root) % n; };
 
-    // A leaf (odd v, or the last rank) has nothing to combine: it sends its
-    // input as it is and needs no temporary.
-    if ((v & 1) != 0 || v + 1 >= n) {
-        ch.wait_send(ch.isend(input, bytes, real(v & (v - 1))));
+    std::vector<std::byte*> partials;
+    int mask = 1;
+    for (; mask < n && (v & mask) == 0; mask <<= 1) {
+        if (v + mask >= n) continue;
+        partials.push_back(s.scratch(bytes));
+        s.recv(partials.back(), bytes, real(v + mask));
+    }
+    s.next_round();
+    const void* total = input;  // this rank's subtree so far
+    for (std::byte* partial : partials) {
+        combine(s, red, total, partial, count);  // partial = total op partial
+        total = partial;
+    }
+    if (v != 0) {
+        s.send(total, bytes, real(v - mask));
+    } else if (r == root) {
+        copy_step(s, recv, total, bytes);
     } else {
-        const std::size_t part = Scratch::round(bytes);
-        Scratch scratch(2 * part);
-        std::byte* acc = scratch.at(0);
-        std::byte* incoming = scratch.at(part);
-        copy_bytes(acc, input, bytes);
-        for (int mask = 1; mask < n; mask <<= 1) {
-            if (v & mask) {
-                ch.wait_send(ch.isend(acc, bytes, real(v - mask)));
-                break;
-            }
-            if (v + mask >= n) continue;
-            ch.wait_recv(ch.irecv(incoming, bytes, real(v + mask)), bytes);
-            // acc covers renumbered ranks [v, v + mask), incoming the block
-            // after it: incoming = acc op incoming keeps them in order.
-            datatype::apply(op, type, acc, incoming, count);
-            std::swap(acc, incoming);
-        }
-        if (v == 0 && r == root) copy_bytes(recv, acc, bytes);
-        if (v == 0 && r != root) {
-            ch.set_tag(Tag::reduce_result);
-            ch.wait_send(ch.isend(acc, bytes, root));
-        }
+        s.send(total, bytes, root);  // a non-commutative reduce to a root other than 0
     }
+    s.next_round();
     if (tree_root != root && r == root) {
-        ch.set_tag(Tag::reduce_result);
-        ch.wait_recv(ch.irecv(recv, bytes, tree_root), bytes);
+        s.recv(recv, bytes, tree_root);
+        s.next_round();
     }
-    return ch.result();
 }
 
 // Messages from which a commutative reduction spreads the work over every
@@ -83,35 +96,32 @@ constexpr std::size_t kSpreadBytes = 64 * 1024;
 
 // Pairwise exchange for a commutative operator: in step k every rank sends
 // rank (r + k)'s block of its input to that rank and receives its own block of
-// rank (r - k)'s input, which it combines into its partial result. Each rank
-// reduces only its own block, and each block crosses once per rank. The
-// caller's block of the result goes to `result` once every other block of the
-// input has been read, so `result` may lie in the input (MPI_IN_PLACE).
-int reduce_scatter_pairwise(const Context& ctx, const std::byte* input, void* result,
-                            std::span<const std::size_t> counts, const datatype::Type& type,
-                            const datatype::Op& op) {
-    Channel ch(ctx, Tag::reduce_scatter);
-    const int n = ch.size();
-    const int r = ch.rank();
+// rank (r - k)'s input, which the next round combines into its partial
+// result. Each rank reduces only its own block, and each block crosses once
+// per rank. The result goes to `result` once every other block of the input
+// has been sent, so `result` may lie in the input (MPI_IN_PLACE).
+void add_reduce_scatter_pairwise(Schedule& s, const std::byte* input, void* result,
+                                 std::span<const std::size_t> counts, const Reduction& red) {
+    const int n = s.size();
+    const int r = s.rank();
     std::vector<std::size_t> offset(counts.size() + 1, 0);
     for (std::size_t i = 0; i < counts.size(); ++i)
-        offset[i + 1] = offset[i] + type.bytes(counts[i]);
+        offset[i + 1] = offset[i] + red.type.bytes(counts[i]);
     const auto mine = static_cast<std::size_t>(r);
-    const std::size_t bytes = type.bytes(counts[mine]);
-    const std::size_t part = Scratch::round(bytes);
-    Scratch scratch(2 * part);
-    std::byte* acc = scratch.at(0);
-    std::byte* incoming = scratch.at(part);
-    copy_bytes(acc, input + offset[mine], bytes);
+    const std::size_t bytes = red.type.bytes(counts[mine]);
+    std::byte* acc = s.scratch(bytes);
+    std::byte* incoming = s.scratch(bytes);
+    copy_step(s, acc, input + offset[mine], bytes);
     for (int k = 1; k < n; ++k) {
+        if (k > 1) combine(s, red, incoming, acc, counts[mine]);
         const auto to = static_cast<std::size_t>((r + k) % n);
-        const int from = (r - k + n) % n;
-        ch.exchange(input + offset[to], offset[to + 1] - offset[to], static_cast<int>(to), incoming,
-                    bytes, from);
-        datatype::apply(op, type, incoming, acc, counts[mine]);
+        s.recv(incoming, bytes, (r - k + n) % n);
+        s.send(input + offset[to], offset[to + 1] - offset[to], static_cast<int>(to));
+        s.next_round();
     }
-    copy_bytes(result, acc, bytes);
-    return ch.result();
+    if (n > 1) combine(s, red, incoming, acc, counts[mine]);
+    copy_step(s, result, acc, bytes);
+    s.next_round();
 }
 
 // count items in n nearly equal blocks, the first count % n one item larger.
@@ -124,13 +134,9 @@ std::vector<std::size_t> even_blocks(std::size_t count, int n) {
 
 }  // namespace
 
-int reduce(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
-           const datatype::Op& op, int root) {
-    // Work on copies: MPI lets another thread free the handles while this
-    // call still uses them.
-    const datatype::Type t = type;
-    const datatype::Op o = op;
-    return reduce_tree(ctx, send, recv, static_cast<std::size_t>(count), t, o, root);
+void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
+                const datatype::Type& type, const datatype::Op& op, int root) {
+    add_reduce_tree(s, send, recv, count, keep_reduction(s, type, op), root);
 }
 
 // Every element is computed by one rank and copied to the others, so
@@ -139,61 +145,56 @@ int reduce(const Context& ctx, const void* send, void* recv, int count, const da
 // non-commutative operators: reduce to rank 0, then broadcast. Large ones
 // with a commutative operator: pairwise reduce-scatter of n blocks, then a
 // ring allgather, so that every rank reduces and sends only its share.
-int allreduce(const Context& ctx, const void* send, void* recv, int count,
-              const datatype::Type& type, const datatype::Op& op) {
-    const datatype::Type t = type;
-    const datatype::Op o = op;
-    const auto items = static_cast<std::size_t>(count);
-    const int n = ctx.comm.size();
-    if (o.commutative && n > 1 && t.bytes(items) >= kSpreadBytes &&
-        items >= static_cast<std::size_t>(n)) {
-        const std::vector<std::size_t> counts = even_blocks(items, n);
+void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
+                   const datatype::Type& type, const datatype::Op& op) {
+    const Reduction& red = keep_reduction(s, type, op);
+    const int n = s.size();
+    const std::size_t bytes = type.bytes(count);
+    if (op.commutative && n > 1 && bytes >= kSpreadBytes && count >= static_cast<std::size_t>(n)) {
+        const std::vector<std::size_t> counts = even_blocks(count, n);
         auto* out = static_cast<std::byte*>(recv);
         const auto* input = static_cast<const std::byte*>(send == MPI_IN_PLACE ? recv : send);
         std::vector<Block> blocks;
         std::size_t offset = 0;
         for (const std::size_t c : counts) {
-            blocks.push_back(Block{out + offset, t.bytes(c)});
-            offset += t.bytes(c);
+            blocks.push_back(Block{out + offset, type.bytes(c)});
+            offset += type.bytes(c);
         }
-        const int reduced = reduce_scatter_pairwise(
-            ctx, input, blocks[static_cast<std::size_t>(ctx.comm.rank)].data, counts, t, o);
-        const int gathered = allgather(after(ctx, reduced), MPI_IN_PLACE, 0, blocks);
-        return reduced != MPI_SUCCESS ? reduced : gathered;
+        add_reduce_scatter_pairwise(s, input, blocks[static_cast<std::size_t>(s.rank())].data,
+                                    counts, red);
+        add_allgather(s, MPI_IN_PLACE, 0, blocks);
+        return;
     }
-    const int reduced = reduce_tree(ctx, send, recv, items, t, o, 0);
-    const int broadcast = bcast(after(ctx, reduced), recv, t.bytes(items), 0);
-    return reduced != MPI_SUCCESS ? reduced : broadcast;
+    add_reduce_tree(s, send, recv, count, red, 0);
+    add_bcast(s, recv, bytes, 0);
 }
 
 // Large messages with a commutative operator: pairwise exchange, each rank
 // reducing its own block. Otherwise: reduce the whole vector to rank 0 (in
 // rank order for a non-commutative operator), then scatter its blocks.
-int reduce_scatter(const Context& ctx, const void* send, void* recv, std::span<const int> counts,
-                   const datatype::Type& type, const datatype::Op& op) {
-    const datatype::Type t = type;
-    const datatype::Op o = op;
-    const int r = ctx.comm.rank;
+void add_reduce_scatter(Schedule& s, const void* send, void* recv,
+                        std::span<const std::size_t> counts, const datatype::Type& type,
+                        const datatype::Op& op) {
+    const Reduction& red = keep_reduction(s, type, op);
+    const int r = s.rank();
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-    if (o.commutative && ctx.comm.size() > 1 && t.bytes(total) >= kSpreadBytes) {
-        const std::vector<std::size_t> items(counts.begin(), counts.end());
-        return reduce_scatter_pairwise(ctx, static_cast<const std::byte*>(send), recv, items, t, o);
+    if (op.commutative && s.size() > 1 && type.bytes(total) >= kSpreadBytes) {
+        add_reduce_scatter_pairwise(s, static_cast<const std::byte*>(send), recv, counts, red);
+        return;
     }
-    Scratch result(r == 0 ? t.bytes(total) : 0);
-    const int reduced = reduce_tree(ctx, send, result.at(0), total, t, o, 0);
+    std::byte* result = r == 0 ? s.scratch(type.bytes(total)) : nullptr;
+    add_reduce_tree(s, send, result, total, red, 0);
     std::vector<Block> blocks;
     if (r == 0) {
         blocks.reserve(counts.size());
         std::size_t offset = 0;
-        for (const int c : counts) {
-            const std::size_t bytes = t.bytes(static_cast<std::size_t>(c));
-            blocks.push_back(Block{result.at(offset), bytes});
-            offset += bytes;
+        for (const std::size_t c : counts) {
+            blocks.push_back(Block{result + offset, type.bytes(c)});
+            offset += type.bytes(c);
         }
     }
-    const std::size_t mine = t.bytes(static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
-    const int scattered = scatter(after(ctx, reduced), blocks, recv, mine, 0);
-    return reduced != MPI_SUCCESS ? reduced : scattered;
+    const std::size_t mine = type.bytes(counts[static_cast<std::size_t>(r)]);
+    add_scatter(s, blocks, recv, mine, 0);
 }
 
 // Recursive doubling: in round k a rank trades, with the rank whose number
@@ -202,44 +203,85 @@ int reduce_scatter(const Context& ctx, const void* send, void* recv, std::span<c
 // prefix so far, so it goes on the left of both the prefix and the partial;
 // what comes from a higher group extends only the partial, on the right.
 // ceil(log2 n) rounds; a rank whose partner does not exist skips the round.
-int scan(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
-         const datatype::Op& op, bool exclusive) {
-    const datatype::Type t = type;
-    const datatype::Op o = op;
-    Channel ch(ctx, Tag::scan);
-    const int n = ch.size();
-    const int r = ch.rank();
-    const auto items = static_cast<std::size_t>(count);
-    const std::size_t bytes = t.bytes(items);
+// Two buffers take turns as the partial and the incoming one, which is
+// decided while building, as every step is.
+void add_scan(Schedule& s, const void* send, void* recv, std::size_t count,
+              const datatype::Type& type, const datatype::Op& op, bool exclusive) {
+    const Reduction& red = keep_reduction(s, type, op);
+    const int n = s.size();
+    const int r = s.rank();
+    const std::size_t bytes = type.bytes(count);
     const bool in_place = send == MPI_IN_PLACE;
-    if (!exclusive && !in_place) copy_bytes(recv, send, bytes);
-    if (n == 1) return MPI_SUCCESS;
-
-    const std::size_t part = Scratch::round(bytes);
-    Scratch scratch(2 * part);
-    std::byte* partial = scratch.at(0);
-    std::byte* incoming = scratch.at(part);
-    copy_bytes(partial, in_place ? recv : send, bytes);
+    if (!exclusive && !in_place) copy_step(s, recv, send, bytes);
+    if (n == 1) {
+        s.next_round();
+        return;
+    }
+    std::byte* partial = s.scratch(bytes);
+    std::byte* incoming = s.scratch(bytes);
+    copy_step(s, partial, in_place ? recv : send, bytes);
     bool have_prefix = !exclusive;  // recv holds a result (an exclusive scan starts empty)
     for (int mask = 1; mask < n; mask <<= 1) {
         const int peer = r ^ mask;
         if (peer >= n) continue;
-        ch.exchange(partial, bytes, peer, incoming, bytes, peer);
+        s.recv(incoming, bytes, peer);
+        s.send(partial, bytes, peer);
+        s.next_round();
         if (peer < r) {
             if (have_prefix)
-                datatype::apply(o, t, incoming, recv, items);  // recv = incoming op recv
+                combine(s, red, incoming, recv, count);  // recv = incoming op recv
             else
-                copy_bytes(recv, incoming, bytes);
+                copy_step(s, recv, incoming, bytes);
             have_prefix = true;
-            datatype::apply(o, t, incoming, partial, items);
-        } else if (o.commutative) {
-            datatype::apply(o, t, incoming, partial, items);
+            combine(s, red, incoming, partial, count);
+        } else if (op.commutative) {
+            combine(s, red, incoming, partial, count);
         } else {
-            datatype::apply(o, t, partial, incoming, items);  // incoming = partial op incoming
+            combine(s, red, partial, incoming, count);  // incoming = partial op incoming
             std::swap(partial, incoming);
         }
     }
-    return ch.result();
+    s.next_round();
+}
+
+namespace {
+
+// A blocking reduction: one schedule, run to the end.
+template <typename Add>
+int run_reduction(const Context& ctx, Tag tag, Add add) {
+    Schedule s(ctx, tag);
+    add(s);
+    return s.run();
+}
+
+}  // namespace
+
+int reduce(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
+           const datatype::Op& op, int root) {
+    return run_reduction(ctx, Tag::reduce, [&](Schedule& s) {
+        add_reduce(s, send, recv, static_cast<std::size_t>(count), type, op, root);
+    });
+}
+
+int allreduce(const Context& ctx, const void* send, void* recv, int count,
+              const datatype::Type& type, const datatype::Op& op) {
+    return run_reduction(ctx, Tag::reduce, [&](Schedule& s) {
+        add_allreduce(s, send, recv, static_cast<std::size_t>(count), type, op);
+    });
+}
+
+int reduce_scatter(const Context& ctx, const void* send, void* recv, std::span<const int> counts,
+                   const datatype::Type& type, const datatype::Op& op) {
+    const std::vector<std::size_t> items(counts.begin(), counts.end());
+    return run_reduction(ctx, Tag::reduce_scatter,
+                         [&](Schedule& s) { add_reduce_scatter(s, send, recv, items, type, op); });
+}
+
+int scan(const Context& ctx, const void* send, void* recv, int count, const datatype::Type& type,
+         const datatype::Op& op, bool exclusive) {
+    return run_reduction(ctx, Tag::scan, [&](Schedule& s) {
+        add_scan(s, send, recv, static_cast<std::size_t>(count), type, op, exclusive);
+    });
 }
 
 }  // namespace si::coll

@@ -40,7 +40,7 @@ void Schedule::next_round() {
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
-    scratch_.push_back(std::make_unique<std::byte[]>(bytes));
+    scratch_.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes));
     return scratch_.back().get();
 }
 
