@@ -588,6 +588,24 @@ SI_MPI_CALL(int, MPI_Iallgather,
 SI_MPI_CALL(int, MPI_Ialltoall,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ireduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iallreduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ireduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ireduce_scatter_block,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iexscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
 SI_MPI_CALL(int, MPI_Reduce,
             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              int root, MPI_Comm comm));

@@ -1,4 +1,5 @@
-// Nonblocking collectives: the blocking calls' argument checks, then the
+// Nonblocking collectives that move data (the reductions are in
+// reduction.cpp): the blocking calls' argument checks, then the
 // collective layer's schedule for the algorithm, started on the progress
 // engine (coll/schedule.hpp). Each gets a tag range of its own
 // (coll::nonblocking_tag_base), so that several may be in flight on one
@@ -10,17 +11,14 @@
 #include <vector>
 
 #include "api/collective_args.hpp"
+#include "api/nonblocking.hpp"
 #include "api/packing.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
 #include "coll/schedule.hpp"
 
-namespace {
+namespace si::api {
 
-using namespace si::api;
-namespace coll = si::coll;
-
-// The communicator of a nonblocking collective, or an error.
 int start_nonblocking(Call& call, MPI_Comm comm, MPI_Request* request, Communicator*& c) {
     if (int rc = call.not_null(request, "request")) return rc;
     if (int rc = start_collective(call, comm, c)) return rc;
@@ -37,11 +35,8 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
     return std::make_unique<coll::Schedule>(ctx, tag);
 }
 
-// The schedule keeps the packed data until it is over, and its last step
-// unpacks what arrived into the user's buffer (nothing if it is contiguous).
-// Either may be null: a rank that only sends, or only receives.
 void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,
-                        std::shared_ptr<const Outgoing> message = nullptr) {
+                        std::shared_ptr<const Outgoing> message) {
     if (room) {
         schedule.next_round();
         schedule.local([room] { room->unpack(room->capacity()); });
@@ -52,11 +47,18 @@ void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming
 
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
               MPI_Request* request) {
-    si::p2p::Request* started = coll::Schedule::start(std::move(schedule));
+    p2p::Request* started = coll::Schedule::start(std::move(schedule));
     started->owner = c.handle;
     *request = handle_of(started);
     return MPI_SUCCESS;
 }
+
+}  // namespace si::api
+
+namespace {
+
+using namespace si::api;
+namespace coll = si::coll;
 
 // MPI_Igather and MPI_Iscatter: the blocking calls' checks and packing
 // (prepare_gather, prepare_scatter), then the schedule `add` builds on them.
