@@ -588,6 +588,27 @@ SI_MPI_CALL(int, MPI_Iallgather,
 SI_MPI_CALL(int, MPI_Ialltoall,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Igatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iscatterv,
+            (const void *sendbuf, const int sendcounts[], const int displs[],
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Iallgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ialltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ialltoallw,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
 SI_MPI_CALL(int, MPI_Ireduce,
             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              int root, MPI_Comm comm, MPI_Request *request));

@@ -1,5 +1,5 @@
 // Argument checks and result handling shared by the collective entry points
-// (collective.cpp: barrier, broadcast and the reductions; collective_blocks.cpp:
+// (collective.cpp: barrier and broadcast; reduction.cpp; collective_blocks.cpp:
 // gather, scatter, allgather, alltoall and their v/w forms).
 #pragma once
 
@@ -75,24 +75,65 @@ int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datat
                        const datatype::Type*& stype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, const datatype::Type*& rtype);
 
-// The checked and packed arguments of a gather or scatter on an
-// intracommunicator (MPI_Gather, MPI_Igather, ...; collective_blocks.cpp).
-struct RootedBlocks {
-    std::shared_ptr<const Outgoing> message;  // a gather's send data, the root's in a scatter
-    std::shared_ptr<const Incoming> room;     // where the blocks land (the root's in a gather)
-    std::vector<coll::Block> blocks;          // the root's per-rank blocks
-    bool in_place = false;                    // MPI_IN_PLACE at the root
-    // This rank's own data for the collective layer: send (gather) or receive
-    // (scatter) buffer, or MPI_IN_PLACE.
-    const void* gather_send() const { return in_place ? MPI_IN_PLACE : message->data(); }
-    void* scatter_receive() const { return in_place ? MPI_IN_PLACE : room->data(); }
+// One rank's checked and packed arguments for a collective that moves one
+// block per rank (MPI_Gather, MPI_Ialltoallw, ...; block_arguments.cpp), in
+// the form the collective layer takes them. The packed buffers are shared so
+// that a nonblocking collective's schedule keeps them until it is over.
+struct BlockArguments {
+    // Equal blocks, packed as one message: what this rank sends (a gather's
+    // or allgather's input, a scatter's or alltoall's whole buffer) and
+    // where what it receives lands.
+    std::shared_ptr<const Outgoing> message;
+    std::shared_ptr<const Incoming> room;
+    // The v and w forms: per-rank blocks, each packed on its own.
+    std::shared_ptr<const BlockBuffer> leaving;
+    std::shared_ptr<const BlockBuffer> arriving;
+    // The blocks the collective layer sends and receives, one per rank (a
+    // gather's or scatter's at the root only); no send blocks with
+    // MPI_IN_PLACE in an alltoall.
+    std::vector<coll::Block> send_blocks;
+    std::vector<coll::Block> recv_blocks;
+    bool in_place = false;  // sendbuf (recvbuf at a scatter's root) is MPI_IN_PLACE
+
+    // This rank's own data: a gather's or allgather's input, a scatter's
+    // receive buffer, or MPI_IN_PLACE.
+    const void* own_send() const { return in_place ? MPI_IN_PLACE : message->data(); }
+    std::size_t own_send_bytes() const { return message ? message->bytes() : 0; }
+    void* own_receive() const { return in_place ? MPI_IN_PLACE : room->data(); }
+    std::size_t own_receive_bytes() const { return room && !in_place ? room->capacity() : 0; }
+    // Copies what arrived packed into the user's buffers.
+    void unpack() const;
 };
 int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                   int root, RootedBlocks& out);
+                   int root, BlockArguments& out);
+int prepare_gatherv(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, int root, BlockArguments& out);
 int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                    int root, RootedBlocks& out);
+                    int root, BlockArguments& out);
+int prepare_scatterv(Call& call, const Communicator& c, const void* sendbuf,
+                     const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     BlockArguments& out);
+int prepare_allgather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                      BlockArguments& out);
+int prepare_allgatherv(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                       const int displs[], MPI_Datatype recvtype, BlockArguments& out);
+int prepare_alltoall(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     BlockArguments& out);
+int prepare_alltoallv(Call& call, const Communicator& c, const void* sendbuf,
+                      const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                      void* recvbuf, const int recvcounts[], const int rdispls[],
+                      MPI_Datatype recvtype, BlockArguments& out);
+int prepare_alltoallw(Call& call, const Communicator& c, const void* sendbuf,
+                      const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                      void* recvbuf, const int recvcounts[], const int rdispls[],
+                      const MPI_Datatype recvtypes[], BlockArguments& out);
 
 // sendbuf (or recvbuf if sendbuf is MPI_IN_PLACE), count, datatype and op of
 // a reduction.

@@ -1,124 +1,79 @@
-// The collectives that move one block per rank: gather, scatter, allgather
-// and alltoall, with equal blocks (packed once as one message of size * count
-// items) and with the per-rank counts, displacements and, for MPI_Alltoallw,
-// datatypes of the v and w forms (each block packed on its own, see
-// BlockBuffer). On an intercommunicator the blocks are the remote group's
-// (Communicator::peers), and gather and scatter go to intercomm_collective.cpp.
-#include <optional>
-#include <vector>
-
+// The entry points of the collectives that move one block per rank, blocking
+// and nonblocking side by side: gather, scatter, allgather, alltoall and their
+// v and w forms. Both check and pack their arguments alike
+// (block_arguments.cpp), then run the collective layer's schedule or start it
+// (nonblocking.hpp). On an intercommunicator, gather and scatter go to
+// intercomm_collective.cpp and allgather and alltoall run the layer's
+// intercommunicator algorithms; the nonblocking forms refuse one.
 #include "api/collective_args.hpp"
+#include "api/nonblocking.hpp"
 #include "api/runtime.hpp"
+#include "coll/schedule.hpp"
 
 using namespace si::api;
 namespace coll = si::coll;
-using si::datatype::Type;
-using Layout = BlockBuffer::Layout;
 
 namespace {
 
-constexpr VectorNames kSendNames{"sendbuf", "sendcounts", "displs", "sendtype", "for recvbuf only"};
-constexpr VectorNames kRecvNames{"recvbuf", "recvcounts", "displs", "recvtype", "for sendbuf only"};
-constexpr VectorNames kSendNamesAll{"sendbuf", "sendcounts", "sdispls", "sendtype", ""};
-constexpr VectorNames kRecvNamesAll{"recvbuf", "recvcounts", "rdispls", "recvtype",
-                                    "for sendbuf only"};
-constexpr VectorNames kSendNamesW{"sendbuf", "sendcounts", "sdispls", "sendtypes", ""};
-constexpr VectorNames kRecvNamesW{"recvbuf", "recvcounts", "rdispls", "recvtypes",
-                                  "for sendbuf only"};
-
-// The single message of a rank that is not the root of a gather or a scatter.
-int root_only_in_place(Call& call, bool is_root, const void* buffer, const char* argument) {
-    if (is_root) return MPI_SUCCESS;
-    return refuse_in_place(call, buffer, argument, "at the root only");
-}
-
-// MPI_Alltoallv and MPI_Alltoallw once their layouts are known: an empty send
-// layout means MPI_IN_PLACE.
-int alltoall_blocks(Call& call, Communicator& c, const void* sendbuf,
-                    const std::vector<Layout>& send, void* recvbuf,
-                    const std::vector<Layout>& recv) {
-    const bool in_place_send = send.empty();
-    std::optional<BlockBuffer> outgoing;
-    if (!in_place_send) outgoing.emplace(sendbuf, send, true);
-    const BlockBuffer incoming(recvbuf, recv, in_place_send);
+// Runs the schedule `add` builds (request null: a blocking call, which
+// reports the layer's description of an error) or starts it for the request.
+template <typename Add>
+int complete(Call& call, Communicator& c, coll::Tag tag, const BlockArguments& a,
+             MPI_Request* request, Add add) {
+    if (request != nullptr) {
+        auto schedule = new_schedule(c, tag);
+        add(*schedule);
+        keep_until_done(*schedule, a);
+        return hand_over(std::move(schedule), c, request);
+    }
     std::string detail;
-    const int rc = run_collective(c, detail, [&](const auto& ctx) {
-        return coll::alltoall(ctx, in_place_send ? coll::Blocks{} : outgoing->blocks(),
-                              incoming.blocks());
-    });
-    incoming.unpack();
+    coll::Schedule schedule(collective_context(c, &detail), tag);
+    add(schedule);
+    const int rc = schedule.run();
+    a.unpack();
     return finish_collective(call, rc, detail);
 }
 
+int gather(Call& call, Communicator& c, const BlockArguments& a, int root, MPI_Request* request) {
+    return complete(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
+        coll::add_gather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks, root);
+    });
+}
+
+int scatter(Call& call, Communicator& c, const BlockArguments& a, int root,
+            MPI_Request* request) {
+    return complete(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
+        coll::add_scatter(s, a.send_blocks, a.own_receive(), a.own_receive_bytes(), root);
+    });
+}
+
+int allgather(Call& call, Communicator& c, const BlockArguments& a, MPI_Request* request) {
+    if (c.inter()) {
+        std::string detail;
+        const int rc = coll::allgather(inter_collective_context(c, &detail), a.own_send(),
+                                       a.own_send_bytes(), a.recv_blocks);
+        a.unpack();
+        return finish_collective(call, rc, detail);
+    }
+    return complete(call, c, coll::Tag::allgather, a, request, [&](coll::Schedule& s) {
+        coll::add_allgather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks);
+    });
+}
+
+int alltoall(Call& call, Communicator& c, const BlockArguments& a, MPI_Request* request) {
+    if (c.inter()) {
+        std::string detail;
+        const int rc =
+            coll::alltoall(inter_collective_context(c, &detail), a.send_blocks, a.recv_blocks);
+        a.unpack();
+        return finish_collective(call, rc, detail);
+    }
+    return complete(call, c, coll::Tag::alltoall, a, request, [&](coll::Schedule& s) {
+        coll::add_alltoall(s, a.send_blocks, a.recv_blocks);
+    });
+}
+
 }  // namespace
-
-namespace si::api {
-
-int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
-                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                   int root, RootedBlocks& out) {
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = call.root(c, root)) return rc;
-    const bool is_root = c.rank == root;
-    // At the root, MPI_IN_PLACE means its block is already in recvbuf and the
-    // send arguments are ignored.
-    out.in_place = is_root && in_place(sendbuf);
-    if (int rc = root_only_in_place(call, is_root, sendbuf, "sendbuf")) return rc;
-    if (!out.in_place)
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    if (is_root) {
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-        if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
-    }
-    out.message = std::make_shared<const Outgoing>(out.in_place ? nullptr : sendbuf,
-                                                   out.in_place ? 0 : items(sendcount),
-                                                   out.in_place ? *rtype : *stype);
-    if (is_root) {
-        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c.size()),
-                                                    *rtype, out.in_place);
-        out.blocks =
-            coll::regular_blocks(out.room->data(), c.size(), rtype->bytes(items(recvcount)));
-    }
-    return MPI_SUCCESS;
-}
-
-int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
-                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                    int root, RootedBlocks& out) {
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
-    if (int rc = call.root(c, root)) return rc;
-    const bool is_root = c.rank == root;
-    // At the root, MPI_IN_PLACE as recvbuf means its block stays in sendbuf.
-    out.in_place = is_root && in_place(recvbuf);
-    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
-    if (is_root) {
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
-    }
-    if (!out.in_place)
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-    out.message = std::make_shared<const Outgoing>(
-        is_root ? sendbuf : nullptr, is_root ? items(sendcount) * items(c.size()) : 0,
-        is_root ? *stype : *rtype);
-    if (is_root)
-        out.blocks = coll::regular_blocks(out.message->data(), c.size(),
-                                          stype->bytes(items(sendcount)));
-    if (!out.in_place)
-        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount), *rtype);
-    return MPI_SUCCESS;
-}
-
-}  // namespace si::api
 
 extern "C" {
 
@@ -131,15 +86,25 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (c->inter())
         return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                             root);
-    RootedBlocks g;
+    BlockArguments a;
     if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                recvtype, root, g))
+                                recvtype, root, a))
         return rc;
-    std::string detail;
-    const int rc = coll::gather(collective_context(*c, &detail), g.gather_send(), g.message->bytes(),
-                                g.blocks, root);
-    if (g.room) g.room->unpack(g.room->capacity());
-    return finish_collective(call, rc, detail);
+    return gather(call, *c, a, root, nullptr);
+}
+
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+    Call call("MPI_Igather");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, root, a))
+        return rc;
+    return gather(call, *c, a, root, request);
 }
 
 #pragma weak MPI_Gatherv = PMPI_Gatherv
@@ -148,33 +113,29 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm) {
     Call call("MPI_Gatherv");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                              recvtype, root);
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
-    const bool skip_send = is_root && in_place(sendbuf);
-    if (int rc = root_only_in_place(call, is_root, sendbuf, "sendbuf")) return rc;
-    if (!skip_send)
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    std::vector<Layout> layout;
-    if (is_root)
-        if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->size(),
-                                   kRecvNames, layout))
-            return rc;
-    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
-                           skip_send ? *layout[0].type : *stype);
-    const BlockBuffer room(recvbuf, layout, skip_send);
-    std::string detail;
-    const int rc =
-        coll::gather(collective_context(*c, &detail), skip_send ? MPI_IN_PLACE : message.data(),
-                     message.bytes(), room.blocks(), root);
-    room.unpack();
-    return finish_collective(call, rc, detail);
+    BlockArguments a;
+    if (int rc = prepare_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                 displs, recvtype, root, a))
+        return rc;
+    return gather(call, *c, a, root, nullptr);
+}
+
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Igatherv");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                 displs, recvtype, root, a))
+        return rc;
+    return gather(call, *c, a, root, request);
 }
 
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -186,15 +147,25 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (c->inter())
         return inter_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              root);
-    RootedBlocks g;
+    BlockArguments a;
     if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, g))
+                                 recvtype, root, a))
         return rc;
-    std::string detail;
-    const int rc = coll::scatter(collective_context(*c, &detail), g.blocks, g.scatter_receive(),
-                                 g.room ? g.room->capacity() : 0, root);
-    if (g.room) g.room->unpack(g.room->capacity());
-    return finish_collective(call, rc, detail);
+    return scatter(call, *c, a, root, nullptr);
+}
+
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+    Call call("MPI_Iscatter");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, a))
+        return rc;
+    return scatter(call, *c, a, root, request);
 }
 
 #pragma weak MPI_Scatterv = PMPI_Scatterv
@@ -203,33 +174,29 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm) {
     Call call("MPI_Scatterv");
     Communicator* c = nullptr;
-    const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                               recvtype, root);
-    if (int rc = call.root(*c, root)) return rc;
-    const bool is_root = c->rank == root;
-    const bool skip_receive = is_root && in_place(recvbuf);
-    if (int rc = root_only_in_place(call, is_root, recvbuf, "recvbuf")) return rc;
-    std::vector<Layout> layout;
-    if (is_root)
-        if (int rc = vector_layout(call, sendbuf, sendcounts, displs, sendtype, c->size(),
-                                   kSendNames, layout))
-            return rc;
-    if (!skip_receive)
-        if (int rc = call.message(recvbuf, recvcount, recvtype, rtype, "recvbuf", "recvcount",
-                                  "recvtype"))
-            return rc;
-    const BlockBuffer message(sendbuf, layout, true);
-    std::optional<Incoming> room;
-    if (!skip_receive) room.emplace(recvbuf, items(recvcount), *rtype);
-    std::string detail;
-    const int rc = coll::scatter(collective_context(*c, &detail), message.blocks(),
-                                 skip_receive ? MPI_IN_PLACE : room->data(),
-                                 skip_receive ? 0 : room->capacity(), root);
-    if (!skip_receive) room->unpack(room->capacity());
-    return finish_collective(call, rc, detail);
+    BlockArguments a;
+    if (int rc = prepare_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                  recvcount, recvtype, root, a))
+        return rc;
+    return scatter(call, *c, a, root, nullptr);
+}
+
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Iscatterv");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                  recvcount, recvtype, root, a))
+        return rc;
+    return scatter(call, *c, a, root, request);
 }
 
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -237,27 +204,25 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Allgather");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
-                                    recvtype, rtype))
+    BlockArguments a;
+    if (int rc = prepare_allgather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                   recvtype, a))
         return rc;
-    const bool skip_send = in_place(sendbuf);
-    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
-                           skip_send ? *rtype : *stype);
-    // One block from every rank, or on an intercommunicator every remote rank.
-    Incoming room(recvbuf, items(recvcount) * items(c->peers()), *rtype, skip_send);
-    const std::vector<coll::Block> blocks =
-        coll::regular_blocks(room.data(), c->peers(), rtype->bytes(items(recvcount)));
-    std::string detail;
-    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
-        return coll::allgather(ctx, skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
-                               blocks);
-    });
-    room.unpack(room.capacity());
-    return finish_collective(call, rc, detail);
+    return allgather(call, *c, a, nullptr);
+}
+
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Iallgather");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_allgather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                   recvtype, a))
+        return rc;
+    return allgather(call, *c, a, request);
 }
 
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
@@ -266,28 +231,26 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm) {
     Call call("MPI_Allgatherv");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
-    const bool skip_send = in_place(sendbuf);
-    if (!skip_send)
-        if (int rc = call.message(sendbuf, sendcount, sendtype, stype, "sendbuf", "sendcount",
-                                  "sendtype"))
-            return rc;
-    std::vector<Layout> layout;
-    if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c->peers(), kRecvNames,
-                               layout))
+    BlockArguments a;
+    if (int rc = prepare_allgatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                    displs, recvtype, a))
         return rc;
-    const Outgoing message(skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount),
-                           skip_send ? *layout[0].type : *stype);
-    const BlockBuffer room(recvbuf, layout, skip_send);
-    std::string detail;
-    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
-        return coll::allgather(ctx, skip_send ? MPI_IN_PLACE : message.data(), message.bytes(),
-                               room.blocks());
-    });
-    room.unpack();
-    return finish_collective(call, rc, detail);
+    return allgather(call, *c, a, nullptr);
+}
+
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Iallgatherv");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_allgatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                    displs, recvtype, a))
+        return rc;
+    return allgather(call, *c, a, request);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -295,30 +258,25 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Alltoall");
     Communicator* c = nullptr;
-    const Type* stype = nullptr;
-    const Type* rtype = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
-                                    recvtype, rtype))
+    BlockArguments a;
+    if (int rc = prepare_alltoall(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                  recvtype, a))
         return rc;
-    const bool skip_send = in_place(sendbuf);
-    // Every (remote) rank's block, packed one after the other.
-    const int n = c->peers();
-    const Outgoing message(skip_send ? nullptr : sendbuf,
-                           skip_send ? 0 : items(sendcount) * items(n),
-                           skip_send ? *rtype : *stype);
-    Incoming room(recvbuf, items(recvcount) * items(n), *rtype, skip_send);
-    std::vector<coll::Block> send_blocks;
-    if (!skip_send)
-        send_blocks = coll::regular_blocks(message.data(), n, stype->bytes(items(sendcount)));
-    const std::vector<coll::Block> recv_blocks =
-        coll::regular_blocks(room.data(), n, rtype->bytes(items(recvcount)));
-    std::string detail;
-    const int rc = run_collective(
-        *c, detail, [&](const auto& ctx) { return coll::alltoall(ctx, send_blocks, recv_blocks); });
-    room.unpack(room.capacity());
-    return finish_collective(call, rc, detail);
+    return alltoall(call, *c, a, nullptr);
+}
+
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    Call call("MPI_Ialltoall");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_alltoall(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                  recvtype, a))
+        return rc;
+    return alltoall(call, *c, a, request);
 }
 
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
@@ -328,17 +286,26 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     Call call("MPI_Alltoallv");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
-    std::vector<Layout> send;
-    std::vector<Layout> recv;
-    if (!in_place(sendbuf))
-        if (int rc = vector_layout(call, sendbuf, sendcounts, sdispls, sendtype, c->peers(),
-                                   kSendNamesAll, send))
-            return rc;
-    if (int rc = vector_layout(call, recvbuf, recvcounts, rdispls, recvtype, c->peers(),
-                               kRecvNamesAll, recv))
+    BlockArguments a;
+    if (int rc = prepare_alltoallv(call, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                   recvcounts, rdispls, recvtype, a))
         return rc;
-    return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
+    return alltoall(call, *c, a, nullptr);
+}
+
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+    Call call("MPI_Ialltoallv");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_alltoallv(call, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                   recvcounts, rdispls, recvtype, a))
+        return rc;
+    return alltoall(call, *c, a, request);
 }
 
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
@@ -348,17 +315,26 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     Call call("MPI_Alltoallw");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (int rc = refuse_in_place_inter(call, *c, sendbuf, "sendbuf")) return rc;
-    std::vector<Layout> send;
-    std::vector<Layout> recv;
-    if (!in_place(sendbuf))
-        if (int rc = w_layout(call, sendbuf, sendcounts, sdispls, sendtypes, c->peers(),
-                              kSendNamesW, send))
-            return rc;
-    if (int rc =
-            w_layout(call, recvbuf, recvcounts, rdispls, recvtypes, c->peers(), kRecvNamesW, recv))
+    BlockArguments a;
+    if (int rc = prepare_alltoallw(call, *c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                   recvcounts, rdispls, recvtypes, a))
         return rc;
-    return alltoall_blocks(call, *c, sendbuf, send, recvbuf, recv);
+    return alltoall(call, *c, a, nullptr);
+}
+
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request* request) {
+    Call call("MPI_Ialltoallw");
+    Communicator* c = nullptr;
+    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    BlockArguments a;
+    if (int rc = prepare_alltoallw(call, *c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                   recvcounts, rdispls, recvtypes, a))
+        return rc;
+    return alltoall(call, *c, a, request);
 }
 
 }  // extern "C"

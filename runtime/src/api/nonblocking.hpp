@@ -1,10 +1,11 @@
 // What the nonblocking collectives share (nonblocking_collective.cpp,
-// reduction.cpp): the communicator check, a schedule with a tag range of its
+// reduction.cpp, collective_blocks.cpp): the communicator check, a schedule with a tag range of its
 // own, the packed buffers it keeps, and the request the application gets.
 #pragma once
 
 #include <memory>
 
+#include "api/collective_args.hpp"
 #include "api/packing.hpp"
 #include "api/runtime.hpp"
 #include "coll/schedule.hpp"
@@ -25,6 +26,9 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag);
 // Either may be null: a rank that only sends, or only receives.
 void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,
                         std::shared_ptr<const Outgoing> message = nullptr);
+
+// The same for the buffers of a collective that moves blocks.
+void keep_until_done(coll::Schedule& schedule, const BlockArguments& arguments);
 
 // Starts the schedule and gives the application its request.
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,

@@ -1,5 +1,6 @@
-// Nonblocking collectives that move data (the reductions are in
-// reduction.cpp): the blocking calls' argument checks, then the
+// MPI_Ibarrier and MPI_Ibcast, and what every nonblocking collective shares
+// (nonblocking.hpp; the others are in reduction.cpp and
+// collective_blocks.cpp): the blocking calls' argument checks, then the
 // collective layer's schedule for the algorithm, started on the progress
 // engine (coll/schedule.hpp). Each gets a tag range of its own
 // (coll::nonblocking_tag_base), so that several may be in flight on one
@@ -45,6 +46,16 @@ void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming
     if (message) schedule.keep(std::move(message));
 }
 
+void keep_until_done(coll::Schedule& schedule, const BlockArguments& arguments) {
+    finish_with_unpack(schedule, arguments.room, arguments.message);
+    if (arguments.arriving) {
+        schedule.next_round();
+        schedule.local([arriving = arguments.arriving] { arriving->unpack(); });
+        schedule.keep(arguments.arriving);
+    }
+    if (arguments.leaving) schedule.keep(arguments.leaving);
+}
+
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
               MPI_Request* request) {
     p2p::Request* started = coll::Schedule::start(std::move(schedule));
@@ -59,35 +70,6 @@ namespace {
 
 using namespace si::api;
 namespace coll = si::coll;
-
-// MPI_Igather and MPI_Iscatter: the blocking calls' checks and packing
-// (prepare_gather, prepare_scatter), then the schedule `add` builds on them.
-struct RootedArguments {
-    const void* sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void* recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-};
-using PrepareRooted = int (*)(Call&, const Communicator&, const void*, int, MPI_Datatype, void*,
-                              int, MPI_Datatype, int, RootedBlocks&);
-
-template <typename Add>
-int start_rooted(Call& call, PrepareRooted prepare, coll::Tag tag, const RootedArguments& a,
-                 MPI_Comm comm, MPI_Request* request, Add add) {
-    Communicator* c = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    RootedBlocks g;
-    if (int rc = prepare(call, *c, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount,
-                         a.recvtype, a.root, g))
-        return rc;
-    auto schedule = new_schedule(*c, tag);
-    add(*schedule, g);
-    finish_with_unpack(*schedule, std::move(g.room), std::move(g.message));
-    return hand_over(std::move(schedule), *c, request);
-}
 
 }  // namespace
 
@@ -121,84 +103,6 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         schedule->keep(std::move(room));
     else
         finish_with_unpack(*schedule, std::move(room));
-    return hand_over(std::move(schedule), *c, request);
-}
-
-#pragma weak MPI_Igather = PMPI_Igather
-int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request* request) {
-    Call call("MPI_Igather");
-    const RootedArguments args{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
-    return start_rooted(call, prepare_gather, coll::Tag::gather, args, comm, request,
-                        [root](coll::Schedule& s, const RootedBlocks& g) {
-                            coll::add_gather(s, g.gather_send(), g.message->bytes(), g.blocks,
-                                             root);
-                        });
-}
-
-#pragma weak MPI_Iscatter = PMPI_Iscatter
-int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request* request) {
-    Call call("MPI_Iscatter");
-    const RootedArguments args{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
-    return start_rooted(call, prepare_scatter, coll::Tag::scatter, args, comm, request,
-                        [root](coll::Schedule& s, const RootedBlocks& g) {
-                            coll::add_scatter(s, g.blocks, g.scatter_receive(),
-                                              g.room ? g.room->capacity() : 0, root);
-                        });
-}
-
-#pragma weak MPI_Iallgather = PMPI_Iallgather
-int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-    Call call("MPI_Iallgather");
-    Communicator* c = nullptr;
-    const si::datatype::Type* stype = nullptr;
-    const si::datatype::Type* rtype = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
-                                    recvtype, rtype))
-        return rc;
-    const bool skip_send = in_place(sendbuf);
-    auto message = std::make_shared<const Outgoing>(
-        skip_send ? nullptr : sendbuf, skip_send ? 0 : items(sendcount), skip_send ? *rtype : *stype);
-    auto room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c->size()),
-                                                 *rtype, skip_send);
-    auto schedule = new_schedule(*c, coll::Tag::allgather);
-    coll::add_allgather(
-        *schedule, skip_send ? MPI_IN_PLACE : message->data(), message->bytes(),
-        coll::regular_blocks(room->data(), c->size(), rtype->bytes(items(recvcount))));
-    finish_with_unpack(*schedule, std::move(room), std::move(message));
-    return hand_over(std::move(schedule), *c, request);
-}
-
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-    Call call("MPI_Ialltoall");
-    Communicator* c = nullptr;
-    const si::datatype::Type* stype = nullptr;
-    const si::datatype::Type* rtype = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    if (int rc = exchange_arguments(call, sendbuf, sendcount, sendtype, stype, recvbuf, recvcount,
-                                    recvtype, rtype))
-        return rc;
-    const bool skip_send = in_place(sendbuf);
-    const int n = c->size();
-    auto message = std::make_shared<const Outgoing>(skip_send ? nullptr : sendbuf,
-                                                    skip_send ? 0 : items(sendcount) * items(n),
-                                                    skip_send ? *rtype : *stype);
-    auto room =
-        std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(n), *rtype, skip_send);
-    std::vector<coll::Block> send_blocks;
-    if (!skip_send)
-        send_blocks = coll::regular_blocks(message->data(), n, stype->bytes(items(sendcount)));
-    auto schedule = new_schedule(*c, coll::Tag::alltoall);
-    coll::add_alltoall(*schedule, send_blocks,
-                       coll::regular_blocks(room->data(), n, rtype->bytes(items(recvcount))));
-    finish_with_unpack(*schedule, std::move(room), std::move(message));
     return hand_over(std::move(schedule), *c, request);
 }
 
