@@ -244,13 +244,13 @@ function(si_parse_testlist_line file line)
 endfunction()
 
 # Reads a testlist (si_parse_testlist_line) and registers each line for every
-# progression mode.
+# progression mode, and once against MPICH unless NO_REFERENCE.
 # A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
 # runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread and smart_h1
 # also carry the label tsan: a background thread is where threads of one
 # process race (smart_h2 adds no thread of its own, only a helper process).
 function(si_add_testlist file)
-  cmake_parse_arguments(L "" "" "MODES;LAUNCHERS" ${ARGN})
+  cmake_parse_arguments(L "NO_REFERENCE" "" "MODES;LAUNCHERS" ${ARGN})
   file(STRINGS ${file} lines)
   foreach(line IN LISTS lines)
     si_parse_testlist_line(${file} "${line}")
@@ -276,7 +276,11 @@ function(si_add_testlist file)
                       NPROCS ${nprocs} ARGS ${args} ENV ${env} ${mode_env}
                       LAUNCHERS ${L_LAUNCHERS} LABELS ${labels})
     endforeach()
-    # The MPICH reference run does not depend on our progression modes.
+    # The MPICH reference run does not depend on our progression modes, nor
+    # (NO_REFERENCE) on the runtime's SI_* knobs a list is about.
+    if(L_NO_REFERENCE)
+      continue()
+    endif()
     si_add_mpi_test(NAME ${program}.np${nprocs}${suffix} PROGRAM ${program}
                     NPROCS ${nprocs} ARGS ${args} LAUNCHERS mpich LABELS integration mpich)
   endforeach()

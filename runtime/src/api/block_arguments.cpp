@@ -86,6 +86,7 @@ int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int s
             coll::regular_blocks(out.room->data(), c.size(), rtype->bytes(items(recvcount)));
     }
     pack_message(sendbuf, sendcount, out.in_place ? *rtype : *stype, out);
+    out.equal = true;
     return MPI_SUCCESS;
 }
 
@@ -134,6 +135,7 @@ int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int 
     if (int rc = check_receive(call, recvbuf, recvcount, recvtype, rtype, out.in_place)) return rc;
     if (!out.in_place)
         out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount), *rtype);
+    out.equal = true;
     return MPI_SUCCESS;
 }
 
@@ -176,6 +178,7 @@ int prepare_allgather(Call& call, const Communicator& c, const void* sendbuf, in
                                                 *rtype, out.in_place);
     out.recv_blocks =
         coll::regular_blocks(out.room->data(), c.peers(), rtype->bytes(items(recvcount)));
+    out.equal = true;
     return MPI_SUCCESS;
 }
 
@@ -216,6 +219,7 @@ int prepare_alltoall(Call& call, const Communicator& c, const void* sendbuf, int
     out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(n), *rtype,
                                                 out.in_place);
     out.recv_blocks = coll::regular_blocks(out.room->data(), n, rtype->bytes(items(recvcount)));
+    out.equal = true;
     return MPI_SUCCESS;
 }
 

@@ -94,6 +94,7 @@ struct BlockArguments {
     std::vector<coll::Block> send_blocks;
     std::vector<coll::Block> recv_blocks;
     bool in_place = false;  // sendbuf (recvbuf at a scatter's root) is MPI_IN_PLACE
+    bool equal = false;     // a plain form: every rank's block has the same size
 
     // This rank's own data: a gather's or allgather's input, a scatter's
     // receive buffer, or MPI_IN_PLACE.

@@ -36,14 +36,15 @@ int complete(Call& call, Communicator& c, coll::Tag tag, const BlockArguments& a
 
 int gather(Call& call, Communicator& c, const BlockArguments& a, int root, MPI_Request* request) {
     return complete(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
-        coll::add_gather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks, root);
+        coll::add_gather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks, root, a.equal);
     });
 }
 
 int scatter(Call& call, Communicator& c, const BlockArguments& a, int root,
             MPI_Request* request) {
     return complete(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
-        coll::add_scatter(s, a.send_blocks, a.own_receive(), a.own_receive_bytes(), root);
+        coll::add_scatter(s, a.send_blocks, a.own_receive(), a.own_receive_bytes(), root,
+                          a.equal);
     });
 }
 
@@ -69,7 +70,7 @@ int alltoall(Call& call, Communicator& c, const BlockArguments& a, MPI_Request* 
         return finish_collective(call, rc, detail);
     }
     return complete(call, c, coll::Tag::alltoall, a, request, [&](coll::Schedule& s) {
-        coll::add_alltoall(s, a.send_blocks, a.recv_blocks);
+        coll::add_alltoall(s, a.send_blocks, a.recv_blocks, a.equal);
     });
 }
 

@@ -64,19 +64,23 @@ private:
 // The collective context of a communicator; `detail` receives the first
 // error's description.
 inline coll::Context collective_context(const Communicator& comm, std::string* detail = nullptr) {
-    return coll::Context{*Runtime::get()->engine, comm.ref(), comm.coll_context(), detail};
+    Runtime& runtime = *Runtime::get();
+    return coll::Context{*runtime.engine,    comm.ref(), comm.coll_context(), detail, 0,
+                         std::nullopt,       runtime.settings.algorithms};
 }
 
 // The same for an intercommunicator: the other group, reached on its
 // collective context, and this group among itself (coll/intercomm.hpp).
 inline coll::InterContext inter_collective_context(const Communicator& inter,
                                                    std::string* detail = nullptr) {
-    p2p::Engine& engine = *Runtime::get()->engine;
+    Runtime& runtime = *Runtime::get();
     return coll::InterContext{
-        coll::Context{engine, inter.ref(), inter.coll_context(), detail, 0,
-                      inter.send_coll_context()},
-        coll::Context{engine, p2p::CommRef{inter.coll_context(), inter.rank, inter.world_of},
-                      inter.coll_context(), detail, coll::kLocalTagBase}};
+        coll::Context{*runtime.engine, inter.ref(), inter.coll_context(), detail, 0,
+                      inter.send_coll_context(), runtime.settings.algorithms},
+        coll::Context{*runtime.engine,
+                      p2p::CommRef{inter.coll_context(), inter.rank, inter.world_of},
+                      inter.coll_context(), detail, coll::kLocalTagBase, std::nullopt,
+                      runtime.settings.algorithms}};
 }
 
 // Ends the whole job: asks the process manager to kill every rank, then exits.

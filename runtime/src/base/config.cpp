@@ -54,6 +54,23 @@ Apply choice(std::initializer_list<std::pair<std::string_view, Enum>> names, Enu
     };
 }
 
+// SI_COLL_<NAME>: automatic or one of the collective's algorithms.
+Apply algorithm(std::initializer_list<std::pair<std::string_view, Algorithm>> names,
+                Algorithm CollectiveAlgorithms::*field) {
+    std::vector<std::pair<std::string_view, Algorithm>> table{{"auto", Algorithm::automatic}};
+    table.insert(table.end(), names.begin(), names.end());
+    return [table, field](std::string_view text, Settings& out) -> std::optional<std::string> {
+        for (const auto& [name, value] : table)
+            if (name == text) {
+                out.algorithms.*field = value;
+                return std::nullopt;
+            }
+        std::string valid;
+        for (const auto& entry : table) valid += (valid.empty() ? "" : ", ") + std::string(entry.first);
+        return fmt::format("valid values are {}", valid);
+    };
+}
+
 Apply int_in_range(int Settings::*field, long low, long high) {
     return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
         auto value = parse_int(text);
@@ -160,6 +177,74 @@ const std::vector<Knob>& table() {
                  return "auto, or " + *why;
              return std::nullopt;
          }},
+        {"SI_COLL_BARRIER", "auto|dissemination|linear", "auto",
+         "Barrier algorithm. auto: dissemination (ceil(log2 n) rounds); linear: every rank "
+         "reports to rank 0, which releases them all.",
+         "coll",
+         algorithm({{"dissemination", Algorithm::dissemination}, {"linear", Algorithm::linear}},
+                   &CollectiveAlgorithms::barrier)},
+        {"SI_COLL_BCAST", "auto|binomial|linear|scatter_allgather", "auto",
+         "Broadcast algorithm. auto: binomial tree below 512 KiB or on fewer than 4 ranks, "
+         "else scatter_allgather (the root scatters n pieces, a ring allgathers them: "
+         "bandwidth-optimal); linear: the root sends to every rank.",
+         "coll",
+         algorithm({{"binomial", Algorithm::binomial},
+                    {"linear", Algorithm::linear},
+                    {"scatter_allgather", Algorithm::scatter_allgather}},
+                   &CollectiveAlgorithms::bcast)},
+        {"SI_COLL_REDUCE", "auto|binomial|linear", "auto",
+         "Reduce algorithm. auto: binomial tree; linear: the root receives every input and "
+         "combines them in rank order.",
+         "coll",
+         algorithm({{"binomial", Algorithm::binomial}, {"linear", Algorithm::linear}},
+                   &CollectiveAlgorithms::reduce)},
+        {"SI_COLL_ALLREDUCE",
+         "auto|reduce_bcast|recursive_doubling|reduce_scatter_allgather", "auto",
+         "Allreduce algorithm. auto: recursive_doubling below 64 KiB, else "
+         "reduce_scatter_allgather with a commutative operator (pairwise reduce-scatter, "
+         "ring allgather) and reduce_bcast with the others (binomial reduce to rank 0, "
+         "binomial broadcast).",
+         "coll",
+         algorithm({{"reduce_bcast", Algorithm::reduce_bcast},
+                    {"recursive_doubling", Algorithm::recursive_doubling},
+                    {"reduce_scatter_allgather", Algorithm::reduce_scatter_allgather}},
+                   &CollectiveAlgorithms::allreduce)},
+        {"SI_COLL_GATHER", "auto|linear|binomial", "auto",
+         "Gather and gatherv algorithm. auto: binomial tree for equal blocks of up to 4 KiB "
+         "on more than 2 ranks, else linear (every rank sends to the root, which receives "
+         "up to 32 blocks at once). A vector form always runs linear.",
+         "coll",
+         algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
+                   &CollectiveAlgorithms::gather)},
+        {"SI_COLL_SCATTER", "auto|linear|binomial", "auto",
+         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.",
+         "coll",
+         algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
+                   &CollectiveAlgorithms::scatter)},
+        {"SI_COLL_ALLGATHER", "auto|ring|recursive_doubling", "auto",
+         "Allgather and allgatherv algorithm. auto: recursive_doubling when the ranks are a "
+         "power of two and the whole result is below 64 KiB, else ring. recursive_doubling "
+         "on another number of ranks runs ring.",
+         "coll",
+         algorithm({{"ring", Algorithm::ring}, {"recursive_doubling", Algorithm::recursive_doubling}},
+                   &CollectiveAlgorithms::allgather)},
+        {"SI_COLL_ALLTOALL", "auto|pairwise|linear|bruck", "auto",
+         "Alltoall(v,w) algorithm. auto: bruck for equal blocks of up to 256 bytes on more "
+         "than 2 ranks (ceil(log2 n) rounds of combined blocks), else pairwise (n - 1 "
+         "exchanges); linear: every send and receive at once. bruck runs for equal blocks "
+         "only (not in place, not the v and w forms).",
+         "coll",
+         algorithm({{"pairwise", Algorithm::pairwise},
+                    {"linear", Algorithm::linear},
+                    {"bruck", Algorithm::bruck}},
+                   &CollectiveAlgorithms::alltoall)},
+        {"SI_COLL_REDUCE_SCATTER", "auto|reduce_scatter|pairwise", "auto",
+         "Reduce_scatter(_block) algorithm. auto: pairwise from 64 KiB with a commutative "
+         "operator, else reduce_scatter (binomial reduce to rank 0, linear scatter). pairwise "
+         "needs a commutative operator; with another it runs reduce_scatter.",
+         "coll",
+         algorithm({{"reduce_scatter", Algorithm::reduce_scatter}, {"pairwise", Algorithm::pairwise}},
+                   &CollectiveAlgorithms::reduce_scatter)},
         {"SI_STATS", "1|path", "(unset: off)",
          "Counters at MPI_Finalize: 1 prints a summary per rank on stderr, a path writes "
          "CSV (one file per rank, the rank number appended).",

@@ -19,6 +19,35 @@ enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };
 enum class Binding { automatic, none };
 
+// Collective algorithms (coll/select.cpp). automatic: the default table, by
+// message size and number of ranks; anything else: that algorithm for every
+// call of the collective, if it has it (SI_COLL_<NAME>).
+enum class Algorithm : unsigned char {
+    automatic,
+    linear,
+    binomial,
+    dissemination,
+    recursive_doubling,
+    ring,
+    pairwise,
+    bruck,
+    scatter_allgather,
+    reduce_bcast,
+    reduce_scatter_allgather,
+    reduce_scatter,
+};
+struct CollectiveAlgorithms {
+    Algorithm barrier = Algorithm::automatic;
+    Algorithm bcast = Algorithm::automatic;
+    Algorithm reduce = Algorithm::automatic;
+    Algorithm allreduce = Algorithm::automatic;
+    Algorithm gather = Algorithm::automatic;
+    Algorithm scatter = Algorithm::automatic;
+    Algorithm allgather = Algorithm::automatic;
+    Algorithm alltoall = Algorithm::automatic;
+    Algorithm reduce_scatter = Algorithm::automatic;
+};
+
 struct Settings {
     ProgressMode progress = ProgressMode::none;
     TransportChoice transport = TransportChoice::automatic;
@@ -44,6 +73,7 @@ struct Settings {
     // from the host's CPUs and threads (api/runtime.cpp).
     static constexpr int kWaitSpinAuto = -2;
     int wait_spin_us = kWaitSpinAuto;
+    CollectiveAlgorithms algorithms;
     // Empty: no counters; "1": summary on stderr; anything else: CSV path.
     std::string stats;
     // Empty: no trace; otherwise the path prefix of the event files (base/trace.hpp).

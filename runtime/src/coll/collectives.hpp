@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "base/config.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "p2p/engine.hpp"
@@ -63,6 +64,8 @@ struct Context {
     // context the other group receives on, which sends go out on; comm then
     // numbers the other group's ranks. Unset, sends use `context` too.
     std::optional<std::uint16_t> send_context = std::nullopt;
+    // SI_COLL_<NAME>: the algorithm each collective runs (select.hpp).
+    config::CollectiveAlgorithms algorithms = {};
 };
 
 // The collectives' own tags stay below this; tag bases are multiples of it.
@@ -95,10 +98,15 @@ std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
 class Schedule;
 void add_barrier(Schedule& s);
 void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root);
-void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv, int root);
-void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, int root);
+// `equal`: every rank's block has the same size, as in the plain forms (not
+// the v and w ones), which every rank knows, so that all choose the same
+// algorithm (select.hpp).
+void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv, int root,
+                bool equal);
+void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, int root,
+                 bool equal);
 void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv);
-void add_alltoall(Schedule& s, Blocks send, Blocks recv);
+void add_alltoall(Schedule& s, Blocks send, Blocks recv, bool equal);
 // The reductions (reduce.cpp), with the arguments of the blocking calls below;
 // the schedule keeps its own copies of type and op.
 void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,

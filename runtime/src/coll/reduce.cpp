@@ -10,6 +10,7 @@
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
 #include "coll/schedule.hpp"
+#include "coll/select.hpp"
 
 namespace si::coll {
 
@@ -88,11 +89,84 @@ void add_reduce_tree(Schedule& s, const void* send, void* recv, std::size_t coun
     }
 }
 
-// Messages from which a commutative reduction spreads the work over every
-// rank (pairwise reduce-scatter, and allreduce as reduce-scatter then
-// allgather) instead of funnelling it through one rank. Below it, the tree's
-// log2(n) steps beat the n - 1 of pairwise exchange.
-constexpr std::size_t kSpreadBytes = 64 * 1024;
+// Linear: the root receives every other input at once, into a buffer each,
+// then folds them from the right (in_0 op (in_1 op (... op in_n-1))), which
+// keeps rank order for a non-commutative operator.
+void add_reduce_linear(Schedule& s, const void* send, void* recv, std::size_t count,
+                       const Reduction& red, int root) {
+    const int n = s.size();
+    const int r = s.rank();
+    const std::size_t bytes = red.type.bytes(count);
+    const void* input = send == MPI_IN_PLACE ? recv : send;
+    if (r != root) {
+        s.send(input, bytes, root);
+        s.next_round();
+        return;
+    }
+    std::vector<const void*> inputs(static_cast<std::size_t>(n), input);
+    for (int i = 0; i < n; ++i) {
+        if (i == root) continue;
+        std::byte* incoming = s.scratch(bytes);
+        s.recv(incoming, bytes, i);
+        inputs[static_cast<std::size_t>(i)] = incoming;
+    }
+    s.next_round();
+    std::byte* acc = s.scratch(bytes);
+    copy_step(s, acc, inputs.back(), bytes);
+    for (int i = n - 2; i >= 0; --i) combine(s, red, inputs[static_cast<std::size_t>(i)], acc, count);
+    copy_step(s, recv, acc, bytes);
+    s.next_round();
+}
+
+// Recursive doubling on any number of ranks: with p the largest power of two
+// up to n, the first 2(n - p) ranks pair up (even into odd), so that p ranks
+// remain, each standing for a run of consecutive ranks; in round k each
+// trades its partial result with the one whose number differs in bit k, and
+// both compute (lower ranks) op (higher ranks) from the same operands, so
+// every rank ends with the same bits in rank order. The odd ranks of the pairs
+// then hand the result to their even partner. log2(p) + 2 rounds at most.
+void add_allreduce_recursive_doubling(Schedule& s, const void* send, void* recv,
+                                      std::size_t count, const Reduction& red) {
+    const int n = s.size();
+    const int r = s.rank();
+    const std::size_t bytes = red.type.bytes(count);
+    const void* input = send == MPI_IN_PLACE ? recv : send;
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    const int extra = n - p;
+    if (r < 2 * extra && r % 2 == 0) {  // folded into r + 1, which sends the result back
+        s.send(input, bytes, r + 1);
+        s.next_round();
+        s.recv(recv, bytes, r + 1);
+        s.next_round();
+        return;
+    }
+    std::byte* acc = s.scratch(bytes);
+    std::byte* incoming = s.scratch(bytes);
+    copy_step(s, acc, input, bytes);
+    if (r < 2 * extra) {
+        s.recv(incoming, bytes, r - 1);
+        s.next_round();
+        combine(s, red, incoming, acc, count);  // acc = (r - 1) op r
+    }
+    const int v = r < 2 * extra ? r / 2 : r - extra;
+    auto real = [extra](int vrank) { return vrank < extra ? 2 * vrank + 1 : vrank + extra; };
+    for (int mask = 1; mask < p; mask <<= 1) {
+        const int partner = v ^ mask;
+        s.recv(incoming, bytes, real(partner));
+        s.send(acc, bytes, real(partner));
+        s.next_round();
+        if (partner < v) {
+            combine(s, red, incoming, acc, count);  // acc = theirs op mine
+        } else {
+            combine(s, red, acc, incoming, count);  // incoming = mine op theirs
+            std::swap(acc, incoming);
+        }
+    }
+    copy_step(s, recv, acc, bytes);
+    if (r < 2 * extra) s.send(acc, bytes, r - 1);
+    s.next_round();
+}
 
 // Pairwise exchange for a commutative operator: in step k every rank sends
 // rank (r + k)'s block of its input to that rank and receives its own block of
@@ -136,21 +210,34 @@ std::vector<std::size_t> even_blocks(std::size_t count, int n) {
 
 void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
                 const datatype::Type& type, const datatype::Op& op, int root) {
-    add_reduce_tree(s, send, recv, count, keep_reduction(s, type, op), root);
+    const Reduction& red = keep_reduction(s, type, op);
+    if (reduce_algorithm(s.algorithms()) == Algorithm::linear && s.size() > 1)
+        add_reduce_linear(s, send, recv, count, red, root);
+    else
+        add_reduce_tree(s, send, recv, count, red, root);
 }
 
-// Every element is computed by one rank and copied to the others, so
-// floating-point results are bit-identical everywhere even though the order
-// of combination is not the sequential one. Small messages and
-// non-commutative operators: reduce to rank 0, then broadcast. Large ones
-// with a commutative operator: pairwise reduce-scatter of n blocks, then a
-// ring allgather, so that every rank reduces and sends only its share.
+// Every rank gets the same bits, even for floating point, although the order
+// of combination is not the sequential one: recursive doubling computes each
+// step from the same operands on both sides, and the others compute each
+// element on one rank and copy it to the rest. reduce_bcast: binomial reduce
+// to rank 0, then broadcast. reduce_scatter_allgather (commutative only):
+// pairwise reduce-scatter of n blocks, then a ring allgather, so that every
+// rank reduces and sends only its share.
 void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
                    const datatype::Type& type, const datatype::Op& op) {
     const Reduction& red = keep_reduction(s, type, op);
     const int n = s.size();
     const std::size_t bytes = type.bytes(count);
-    if (op.commutative && n > 1 && bytes >= kSpreadBytes && count >= static_cast<std::size_t>(n)) {
+    Algorithm algorithm = allreduce_algorithm(s.algorithms(), bytes, n, op.commutative);
+    if (algorithm == Algorithm::reduce_scatter_allgather && count < static_cast<std::size_t>(n))
+        algorithm = Algorithm::reduce_bcast;
+    if (n == 1) algorithm = Algorithm::reduce_bcast;
+    if (algorithm == Algorithm::recursive_doubling) {
+        add_allreduce_recursive_doubling(s, send, recv, count, red);
+        return;
+    }
+    if (algorithm == Algorithm::reduce_scatter_allgather) {
         const std::vector<std::size_t> counts = even_blocks(count, n);
         auto* out = static_cast<std::byte*>(recv);
         const auto* input = static_cast<const std::byte*>(send == MPI_IN_PLACE ? recv : send);
@@ -178,7 +265,8 @@ void add_reduce_scatter(Schedule& s, const void* send, void* recv,
     const Reduction& red = keep_reduction(s, type, op);
     const int r = s.rank();
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-    if (op.commutative && s.size() > 1 && type.bytes(total) >= kSpreadBytes) {
+    if (reduce_scatter_algorithm(s.algorithms(), type.bytes(total), s.size(), op.commutative) ==
+        Algorithm::pairwise) {
         add_reduce_scatter_pairwise(s, static_cast<const std::byte*>(send), recv, counts, red);
         return;
     }
@@ -194,7 +282,7 @@ void add_reduce_scatter(Schedule& s, const void* send, void* recv,
         }
     }
     const std::size_t mine = type.bytes(counts[static_cast<std::size_t>(r)]);
-    add_scatter(s, blocks, recv, mine, 0);
+    add_scatter(s, blocks, recv, mine, 0, false);
 }
 
 // Recursive doubling: in round k a rank trades, with the rank whose number

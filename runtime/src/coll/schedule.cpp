@@ -10,7 +10,8 @@ Schedule::Schedule(const Context& ctx, Tag tag)
       context_(ctx.context),
       send_context_(ctx.send_context.value_or(ctx.context)),
       tag_(ctx.tag_base + static_cast<int>(tag)),
-      detail_(ctx.detail) {
+      detail_(ctx.detail),
+      algorithms_(ctx.algorithms) {
     steps_.reserve(8);  // a barrier or a broadcast on up to 16 ranks
 }
 

@@ -37,6 +37,8 @@ class Schedule final : public p2p::Activity {
 
     int rank() const { return comm_.rank; }
     int size() const { return comm_.size(); }
+    // SI_COLL_<NAME>, for the algorithms to choose from (select.hpp).
+    const config::CollectiveAlgorithms& algorithms() const { return algorithms_; }
 
     // Steps of the current round.
     void send(const void* data, std::size_t bytes, int peer);
@@ -89,6 +91,7 @@ class Schedule final : public p2p::Activity {
     std::uint16_t send_context_;
     int tag_;
     std::string* detail_;
+    config::CollectiveAlgorithms algorithms_;
 
     std::vector<Step> steps_;
     std::size_t round_ = 0;  // steps_ index where the current round begins

@@ -1,0 +1,89 @@
+#include "coll/select.hpp"
+
+namespace si::coll {
+
+namespace {
+
+// Below it, allreduce and reduce-scatter favour few rounds (recursive
+// doubling, the tree); from it, spreading the bytes and the work over every
+// rank (pairwise exchange). Allgather switches to the ring at the same size.
+constexpr std::size_t kSpreadBytes = 64 * 1024;
+// From here a broadcast to 4 ranks or more scatters and allgathers.
+constexpr std::size_t kLargeBcastBytes = 512 * 1024;
+// Blocks up to this size gather and scatter through the binomial tree,
+// whose log2(n) rounds beat n - 1 messages into one rank.
+constexpr std::size_t kTreeBlockBytes = 4 * 1024;
+// Blocks up to this size go all-to-all with Bruck's log2(n) rounds.
+constexpr std::size_t kBruckBlockBytes = 256;
+
+bool power_of_two(int n) {
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+}  // namespace
+
+Algorithm barrier_algorithm(const config::CollectiveAlgorithms& chosen) {
+    return chosen.barrier == Algorithm::linear ? Algorithm::linear : Algorithm::dissemination;
+}
+
+Algorithm bcast_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n) {
+    if (chosen.bcast != Algorithm::automatic) return chosen.bcast;
+    return bytes >= kLargeBcastBytes && n >= 4 ? Algorithm::scatter_allgather
+                                               : Algorithm::binomial;
+}
+
+Algorithm reduce_algorithm(const config::CollectiveAlgorithms& chosen) {
+    return chosen.reduce == Algorithm::linear ? Algorithm::linear : Algorithm::binomial;
+}
+
+Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n,
+                              bool commutative) {
+    Algorithm a = chosen.allreduce;
+    if (a == Algorithm::automatic) {
+        if (bytes < kSpreadBytes)
+            a = Algorithm::recursive_doubling;
+        else
+            a = commutative ? Algorithm::reduce_scatter_allgather : Algorithm::reduce_bcast;
+    }
+    // Pairwise reduce-scatter needs a commutative operator and an item per rank.
+    if (a == Algorithm::reduce_scatter_allgather && (!commutative || n < 2))
+        a = Algorithm::reduce_bcast;
+    return a;
+}
+
+Algorithm gather_algorithm(Algorithm chosen, bool equal, std::size_t block_bytes, int n) {
+    if (!equal) return Algorithm::linear;
+    if (chosen != Algorithm::automatic) return chosen;
+    return block_bytes <= kTreeBlockBytes && n > 2 ? Algorithm::binomial : Algorithm::linear;
+}
+
+Algorithm allgather_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t total_bytes,
+                              int n) {
+    Algorithm a = chosen.allgather;
+    if (a == Algorithm::automatic)
+        a = total_bytes < kSpreadBytes ? Algorithm::recursive_doubling : Algorithm::ring;
+    if (a == Algorithm::recursive_doubling && !power_of_two(n)) a = Algorithm::ring;
+    return a;
+}
+
+Algorithm alltoall_algorithm(const config::CollectiveAlgorithms& chosen, bool equal,
+                             std::size_t block_bytes, int n) {
+    Algorithm a = chosen.alltoall;
+    if (a == Algorithm::automatic)
+        a = equal && block_bytes <= kBruckBlockBytes && n > 2 ? Algorithm::bruck
+                                                               : Algorithm::pairwise;
+    if (a == Algorithm::bruck && !equal) a = Algorithm::pairwise;
+    return a;
+}
+
+Algorithm reduce_scatter_algorithm(const config::CollectiveAlgorithms& chosen,
+                                   std::size_t total_bytes, int n, bool commutative) {
+    Algorithm a = chosen.reduce_scatter;
+    if (a == Algorithm::automatic)
+        a = commutative && n > 1 && total_bytes >= kSpreadBytes ? Algorithm::pairwise
+                                                                 : Algorithm::reduce_scatter;
+    if (a == Algorithm::pairwise && !commutative) a = Algorithm::reduce_scatter;
+    return a;
+}
+
+}  // namespace si::coll
