@@ -41,7 +41,7 @@ void Schedule::next_round() {
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
-    scratch_.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes));
+    scratch_.push_back(ScratchPool::take(bytes));
     return scratch_.back().get();
 }
 

@@ -23,6 +23,7 @@
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
+#include "coll/scratch_pool.hpp"
 #include "p2p/activity.hpp"
 
 namespace si::coll {
@@ -54,7 +55,8 @@ class Schedule final : public p2p::Activity {
     void keep(std::shared_ptr<const void> owned) { kept_.push_back(std::move(owned)); }
     // Later steps wait for every step so far.
     void next_round();
-    // Memory that lives as long as the schedule (packed data, temporaries).
+    // Memory that lives as long as the schedule (packed data, temporaries),
+    // 64-byte aligned, from the ScratchPool.
     std::byte* scratch(std::size_t bytes);
 
     // Blocking: starts the schedule and waits for it; the error class, its
@@ -97,7 +99,7 @@ class Schedule final : public p2p::Activity {
     std::size_t round_ = 0;  // steps_ index where the current round begins
     bool round_started_ = false;
     bool blocking_ = false;  // run(): its receives are the caller's to progress
-    std::vector<std::unique_ptr<std::byte[]>> scratch_;
+    std::vector<ScratchPool::Buffer> scratch_;
     std::vector<std::shared_ptr<const void>> kept_;
     int error_ = MPI_SUCCESS;
 };
