@@ -2,7 +2,7 @@
 # then checks that the run directory holds results.csv with rows, runs.csv,
 # summary.txt, at least one PNG, the trace report of the traced study and the
 # ping-pong study's rounds (runs, figures, summary.csv, table), the multithreaded
-# latency study's table and figure.
+# latency study's table and figure, the collectives study's rows, figures and tables.
 #   cmake -DSIBENCH=... -DBUILD_DIR=... -DPROFILE=... -DOUT_DIR=... -P smoke.cmake
 foreach(var IN ITEMS SIBENCH BUILD_DIR PROFILE OUT_DIR)
   if(NOT DEFINED ${var})
@@ -77,6 +77,23 @@ endif()
 # The multithreaded latency study, drawn and tabulated like ping-pong.
 if(NOT EXISTS ${OUT_DIR}/plots/latency-threads-latency.png)
   message(FATAL_ERROR "no ${OUT_DIR}/plots/latency-threads-latency.png")
+endif()
+# The nonblocking-collective study on 4 ranks: its rows, a figure per collective and
+# measurement, and its summary tables.
+file(STRINGS ${OUT_DIR}/results.csv coll_rows REGEX "^collectives,coll_overlap,.*,overlap_ialltoall_100_median,")
+list(LENGTH coll_rows coll_row_count)
+if(coll_row_count LESS 6)
+  message(FATAL_ERROR "${OUT_DIR}/results.csv holds ${coll_row_count} overlap_ialltoall_100_median rows, expected 6")
+endif()
+foreach(figure IN ITEMS collectives-ibcast-overlap collectives-ibcast-latency
+                        collectives-ialltoall-overlap collectives-ialltoall-latency)
+  if(NOT EXISTS ${OUT_DIR}/plots/${figure}.png)
+    message(FATAL_ERROR "no ${OUT_DIR}/plots/${figure}.png")
+  endif()
+endforeach()
+file(STRINGS ${OUT_DIR}/summary.txt coll_table REGEX "^collectives \\(4 ranks\\): overlap")
+if(NOT coll_table)
+  message(FATAL_ERROR "${OUT_DIR}/summary.txt has no table of the collectives study")
 endif()
 file(GLOB pngs ${OUT_DIR}/plots/*.png)
 if(NOT pngs)

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "apps.hpp"
+#include "collectives.hpp"
 #include "derive.hpp"
 #include "gbench.hpp"
 #include "launch.hpp"
@@ -175,6 +176,10 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
             summary += (summary.empty() ? "" : "\n") + format_pingpong_tables(tables);
         if (const std::string blocked = format_blocked_tables(index); !blocked.empty())
             summary += (summary.empty() ? "" : "\n") + blocked;
+        for (auto& figure : collective_figures(index, notes)) figures.push_back(std::move(figure));
+        if (const std::string coll = format_collective_tables(index, plots.summary_sizes);
+            !coll.empty())
+            summary += (summary.empty() ? "" : "\n") + coll;
         write_summary_csv((dir / "summary.csv").string(), index);
     }
     if (!apps.empty()) {

@@ -43,6 +43,10 @@ std::span<std::byte> Buffer::bytes(std::size_t offset, std::size_t count) {
     return {memory_.get() + offset, count};
 }
 
+std::span<const std::byte> Buffer::bytes(std::size_t offset, std::size_t count) const {
+    return const_cast<Buffer*>(this)->bytes(offset, count);
+}
+
 void fill_pattern(std::span<std::byte> bytes, std::uint64_t seed) {
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = pattern_byte(i, seed);
 }

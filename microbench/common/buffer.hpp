@@ -18,6 +18,7 @@ class Buffer {
     [[nodiscard]] std::size_t size() const { return bytes_; }
     // `count` bytes from `offset`; checked against the allocation (throws).
     [[nodiscard]] std::span<std::byte> bytes(std::size_t offset, std::size_t count);
+    [[nodiscard]] std::span<const std::byte> bytes(std::size_t offset, std::size_t count) const;
 
   private:
     struct Free {

@@ -56,6 +56,26 @@ Samples time_samples(MPI_Comm comm, const Schedule& schedule, Body&& body) {
     return samples;
 }
 
+// The thesis' collective template (Fig. 4.11): every repetition starts after an
+// MPI_Barrier and is timed alone, so that consecutive collectives cannot pipeline (a
+// batch of back-to-back calls measures their throughput, not one call's duration).
+// Runs `warmup` untimed repetitions, then returns this rank's seconds for each of
+// `iterations` timed ones; max_over_ranks turns them into the repetitions' durations.
+// Reading the clock twice per repetition costs ~0.1 us on the KVM guest, a few per
+// cent of the shortest collectives (a barrier of 4 ranks) and nothing above.
+template <typename Body>
+std::vector<double> time_synchronized(MPI_Comm comm, int warmup, int iterations, Body&& body) {
+    std::vector<double> seconds(static_cast<std::size_t>(std::max(0, iterations)));
+    for (int i = -warmup; i < iterations; ++i) {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        body();
+        const double elapsed = MPI_Wtime() - start;
+        if (i >= 0) seconds[static_cast<std::size_t>(i)] = elapsed;
+    }
+    return seconds;
+}
+
 // Sample by sample, the maximum over the ranks of `comm` (collective; every rank
 // passes as many samples). A collective operation lasts as long as its slowest rank.
 std::vector<double> max_over_ranks(MPI_Comm comm, std::span<const double> samples);
