@@ -202,7 +202,7 @@ void add_gather_binomial(Schedule& s, const void* send, std::size_t block, Block
     }
     std::byte* tree = s.scratch(block * static_cast<std::size_t>(t.size));
     const void* own = send == MPI_IN_PLACE ? recv[r].data : send;
-    s.local([tree, own, block] { copy_bytes(tree, own, block); });
+    s.local_copy(tree, own, block);
     for (int m = 1; m < t.size; m <<= 1) {
         const auto child_size = static_cast<std::size_t>(std::min(m, t.size - m));
         s.recv(tree + block * static_cast<std::size_t>(m), block * child_size, real(t.v + m));
@@ -268,7 +268,7 @@ void add_scatter_binomial(Schedule& s, Blocks send, void* recv, std::size_t bloc
         const auto child_size = static_cast<std::size_t>(std::min(m, t.size - m));
         s.send(tree + block * static_cast<std::size_t>(m), block * child_size, real(t.v + m));
     }
-    if (recv != MPI_IN_PLACE) s.local([recv, tree, block] { copy_bytes(recv, tree, block); });
+    if (recv != MPI_IN_PLACE) s.local_copy(recv, tree, block);
     s.next_round();
 }
 
@@ -386,7 +386,7 @@ void add_alltoall_pairwise(Schedule& s, Blocks send, Blocks recv) {
         const Block& incoming = recv[peer];
         const Block outgoing = in_place ? Block{stage, incoming.bytes} : send[peer];
         if (in_place)
-            s.local([stage, incoming] { copy_bytes(stage, incoming.data, incoming.bytes); });
+            s.local_copy(stage, incoming.data, incoming.bytes);
         s.recv(incoming.data, incoming.bytes, peer);
         s.send(outgoing.data, outgoing.bytes, peer);
         s.next_round();
@@ -444,7 +444,7 @@ void add_alltoall_bruck(Schedule& s, Blocks send, Blocks recv) {
     }
     for (int i = 0; i < n; ++i) {
         const Block& to = recv[(r - i + n) % n];
-        s.local([=] { copy_bytes(to.data, slot + block * static_cast<std::size_t>(i), block); });
+        s.local_copy(to.data, slot + block * static_cast<std::size_t>(i), block);
     }
     s.next_round();
 }

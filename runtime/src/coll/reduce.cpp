@@ -16,27 +16,15 @@ namespace si::coll {
 
 namespace {
 
-// The datatype and operator, copied into the schedule: MPI lets the program
-// free the handles while the collective still runs.
+// The schedule's copies of the datatype and operator (Schedule::keep_reduction).
 struct Reduction {
-    datatype::Type type;
-    datatype::Op op;
+    const datatype::Type& type;
+    const datatype::Op& op;
 };
 
-const Reduction& keep_reduction(Schedule& s, const datatype::Type& type, const datatype::Op& op) {
-    auto kept = std::make_shared<const Reduction>(Reduction{type, op});
-    const Reduction& reduction = *kept;
-    s.keep(std::move(kept));
-    return reduction;
-}
-
-// A local step: inout = in op inout, over `count` items.
-void combine(Schedule& s, const Reduction& red, const void* in, void* inout, std::size_t count) {
-    s.local([&red, in, inout, count] { datatype::apply(red.op, red.type, in, inout, count); });
-}
-
-void copy_step(Schedule& s, void* to, const void* from, std::size_t bytes) {
-    s.local([to, from, bytes] { copy_bytes(to, from, bytes); });
+Reduction keep_reduction(Schedule& s, const datatype::Type& type, const datatype::Op& op) {
+    s.keep_reduction(type, op);
+    return Reduction{s.reduction_type(), s.reduction_op()};
 }
 
 // Binomial tree over ranks renumbered so that tree_root is 0. Rank v receives
@@ -54,7 +42,7 @@ void add_reduce_tree(Schedule& s, const void* send, void* recv, std::size_t coun
     const std::size_t bytes = red.type.bytes(count);
     const void* input = send == MPI_IN_PLACE ? recv : send;
     if (n == 1) {
-        if (send != MPI_IN_PLACE) copy_step(s, recv, send, bytes);
+        if (send != MPI_IN_PLACE) s.local_copy(recv, send, bytes);
         s.next_round();
         return;
     }
@@ -72,13 +60,13 @@ void add_reduce_tree(Schedule& s, const void* send, void* recv, std::size_t coun
     s.next_round();
     const void* total = input;  // this rank's subtree so far
     for (std::byte* partial : partials) {
-        combine(s, red, total, partial, count);  // partial = total op partial
+        s.combine(total, partial, count);  // partial = total op partial
         total = partial;
     }
     if (v != 0) {
         s.send(total, bytes, real(v - mask));
     } else if (r == root) {
-        copy_step(s, recv, total, bytes);
+        s.local_copy(recv, total, bytes);
     } else {
         s.send(total, bytes, root);  // a non-commutative reduce to a root other than 0
     }
@@ -112,9 +100,9 @@ void add_reduce_linear(Schedule& s, const void* send, void* recv, std::size_t co
     }
     s.next_round();
     std::byte* acc = s.scratch(bytes);
-    copy_step(s, acc, inputs.back(), bytes);
-    for (int i = n - 2; i >= 0; --i) combine(s, red, inputs[static_cast<std::size_t>(i)], acc, count);
-    copy_step(s, recv, acc, bytes);
+    s.local_copy(acc, inputs.back(), bytes);
+    for (int i = n - 2; i >= 0; --i) s.combine(inputs[static_cast<std::size_t>(i)], acc, count);
+    s.local_copy(recv, acc, bytes);
     s.next_round();
 }
 
@@ -143,11 +131,11 @@ void add_allreduce_recursive_doubling(Schedule& s, const void* send, void* recv,
     }
     std::byte* acc = s.scratch(bytes);
     std::byte* incoming = s.scratch(bytes);
-    copy_step(s, acc, input, bytes);
+    s.local_copy(acc, input, bytes);
     if (r < 2 * extra) {
         s.recv(incoming, bytes, r - 1);
         s.next_round();
-        combine(s, red, incoming, acc, count);  // acc = (r - 1) op r
+        s.combine(incoming, acc, count);  // acc = (r - 1) op r
     }
     const int v = r < 2 * extra ? r / 2 : r - extra;
     auto real = [extra](int vrank) { return vrank < extra ? 2 * vrank + 1 : vrank + extra; };
@@ -157,13 +145,13 @@ void add_allreduce_recursive_doubling(Schedule& s, const void* send, void* recv,
         s.send(acc, bytes, real(partner));
         s.next_round();
         if (partner < v) {
-            combine(s, red, incoming, acc, count);  // acc = theirs op mine
+            s.combine(incoming, acc, count);  // acc = theirs op mine
         } else {
-            combine(s, red, acc, incoming, count);  // incoming = mine op theirs
+            s.combine(acc, incoming, count);  // incoming = mine op theirs
             std::swap(acc, incoming);
         }
     }
-    copy_step(s, recv, acc, bytes);
+    s.local_copy(recv, acc, bytes);
     if (r < 2 * extra) s.send(acc, bytes, r - 1);
     s.next_round();
 }
@@ -185,16 +173,16 @@ void add_reduce_scatter_pairwise(Schedule& s, const std::byte* input, void* resu
     const std::size_t bytes = red.type.bytes(counts[mine]);
     std::byte* acc = s.scratch(bytes);
     std::byte* incoming = s.scratch(bytes);
-    copy_step(s, acc, input + offset[mine], bytes);
+    s.local_copy(acc, input + offset[mine], bytes);
     for (int k = 1; k < n; ++k) {
-        if (k > 1) combine(s, red, incoming, acc, counts[mine]);
+        if (k > 1) s.combine(incoming, acc, counts[mine]);
         const auto to = static_cast<std::size_t>((r + k) % n);
         s.recv(incoming, bytes, (r - k + n) % n);
         s.send(input + offset[to], offset[to + 1] - offset[to], static_cast<int>(to));
         s.next_round();
     }
-    if (n > 1) combine(s, red, incoming, acc, counts[mine]);
-    copy_step(s, result, acc, bytes);
+    if (n > 1) s.combine(incoming, acc, counts[mine]);
+    s.local_copy(result, acc, bytes);
     s.next_round();
 }
 
@@ -210,7 +198,7 @@ std::vector<std::size_t> even_blocks(std::size_t count, int n) {
 
 void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
                 const datatype::Type& type, const datatype::Op& op, int root) {
-    const Reduction& red = keep_reduction(s, type, op);
+    const Reduction red = keep_reduction(s, type, op);
     if (reduce_algorithm(s.algorithms()) == Algorithm::linear && s.size() > 1)
         add_reduce_linear(s, send, recv, count, red, root);
     else
@@ -226,7 +214,7 @@ void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
 // rank reduces and sends only its share.
 void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
                    const datatype::Type& type, const datatype::Op& op) {
-    const Reduction& red = keep_reduction(s, type, op);
+    const Reduction red = keep_reduction(s, type, op);
     const int n = s.size();
     const std::size_t bytes = type.bytes(count);
     Algorithm algorithm = allreduce_algorithm(s.algorithms(), bytes, n, op.commutative);
@@ -262,7 +250,7 @@ void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
 void add_reduce_scatter(Schedule& s, const void* send, void* recv,
                         std::span<const std::size_t> counts, const datatype::Type& type,
                         const datatype::Op& op) {
-    const Reduction& red = keep_reduction(s, type, op);
+    const Reduction red = keep_reduction(s, type, op);
     const int r = s.rank();
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
     if (reduce_scatter_algorithm(s.algorithms(), type.bytes(total), s.size(), op.commutative) ==
@@ -295,19 +283,19 @@ void add_reduce_scatter(Schedule& s, const void* send, void* recv,
 // decided while building, as every step is.
 void add_scan(Schedule& s, const void* send, void* recv, std::size_t count,
               const datatype::Type& type, const datatype::Op& op, bool exclusive) {
-    const Reduction& red = keep_reduction(s, type, op);
+    s.keep_reduction(type, op);
     const int n = s.size();
     const int r = s.rank();
     const std::size_t bytes = type.bytes(count);
     const bool in_place = send == MPI_IN_PLACE;
-    if (!exclusive && !in_place) copy_step(s, recv, send, bytes);
+    if (!exclusive && !in_place) s.local_copy(recv, send, bytes);
     if (n == 1) {
         s.next_round();
         return;
     }
     std::byte* partial = s.scratch(bytes);
     std::byte* incoming = s.scratch(bytes);
-    copy_step(s, partial, in_place ? recv : send, bytes);
+    s.local_copy(partial, in_place ? recv : send, bytes);
     bool have_prefix = !exclusive;  // recv holds a result (an exclusive scan starts empty)
     for (int mask = 1; mask < n; mask <<= 1) {
         const int peer = r ^ mask;
@@ -317,15 +305,15 @@ void add_scan(Schedule& s, const void* send, void* recv, std::size_t count,
         s.next_round();
         if (peer < r) {
             if (have_prefix)
-                combine(s, red, incoming, recv, count);  // recv = incoming op recv
+                s.combine(incoming, recv, count);  // recv = incoming op recv
             else
-                copy_step(s, recv, incoming, bytes);
+                s.local_copy(recv, incoming, bytes);
             have_prefix = true;
-            combine(s, red, incoming, partial, count);
+            s.combine(incoming, partial, count);
         } else if (op.commutative) {
-            combine(s, red, incoming, partial, count);
+            s.combine(incoming, partial, count);
         } else {
-            combine(s, red, partial, incoming, count);  // incoming = partial op incoming
+            s.combine(partial, incoming, count);  // incoming = partial op incoming
             std::swap(partial, incoming);
         }
     }

@@ -16,24 +16,72 @@ Schedule::Schedule(const Context& ctx, Tag tag)
 }
 
 void Schedule::send(const void* data, std::size_t bytes, int peer) {
-    steps_.push_back(
-        Step{Step::Kind::send, false, const_cast<void*>(data), bytes, peer, {}, nullptr});
+    Step step(Step::Kind::send);
+    step.data = const_cast<void*>(data);
+    step.bytes = bytes;
+    step.peer = peer;
+    steps_.push_back(std::move(step));
 }
 
 void Schedule::recv(void* data, std::size_t bytes, int peer) {
-    steps_.push_back(Step{Step::Kind::recv, false, data, bytes, peer, {}, nullptr});
+    Step step(Step::Kind::recv);
+    step.data = data;
+    step.bytes = bytes;
+    step.peer = peer;
+    steps_.push_back(std::move(step));
 }
 
-void Schedule::local(std::function<void()> step) {
-    steps_.push_back(Step{Step::Kind::local, false, nullptr, 0, 0, std::move(step), nullptr});
+void Schedule::local(std::function<void()> run) {
+    Step step(Step::Kind::local);
+    step.run = std::move(run);
+    steps_.push_back(std::move(step));
+}
+
+void Schedule::local_copy(void* to, const void* from, std::size_t bytes) {
+    Step step(Step::Kind::copy);
+    step.data = to;
+    step.from = from;
+    step.bytes = bytes;
+    steps_.push_back(std::move(step));
 }
 
 void Schedule::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
-    local([this, to, capacity, from, bytes] {
-        std::string what;
-        if (const int error = copy_to_self(rank(), to, capacity, from, bytes, what))
-            fail(error, std::move(what));
-    });
+    Step step(Step::Kind::checked_copy);
+    step.data = to;
+    step.capacity = capacity;
+    step.from = from;
+    step.bytes = bytes;
+    steps_.push_back(std::move(step));
+}
+
+void Schedule::combine(const void* in, void* inout, std::size_t count) {
+    Step step(Step::Kind::combine);
+    step.data = inout;
+    step.from = in;
+    step.bytes = count;
+    steps_.push_back(std::move(step));
+}
+
+void Schedule::keep_reduction(const datatype::Type& type, const datatype::Op& op) {
+    reduction_type_ = type;
+    reduction_op_ = op;
+}
+
+void Schedule::run_local(Step& step) {
+    switch (step.kind) {
+        case Step::Kind::copy: copy_bytes(step.data, step.from, step.bytes); break;
+        case Step::Kind::checked_copy: {
+            std::string what;
+            if (const int error =
+                    copy_to_self(rank(), step.data, step.capacity, step.from, step.bytes, what))
+                fail(error, std::move(what));
+            break;
+        }
+        case Step::Kind::combine:
+            datatype::apply(*reduction_op_, *reduction_type_, step.from, step.data, step.bytes);
+            break;
+        default: step.run(); break;
+    }
 }
 
 void Schedule::next_round() {
@@ -41,6 +89,12 @@ void Schedule::next_round() {
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
+    const std::size_t rounded = (bytes + ScratchPool::kAlign - 1) / ScratchPool::kAlign * ScratchPool::kAlign;
+    if (rounded <= kInlineScratch - inline_used_) {
+        std::byte* at = inline_scratch_ + inline_used_;
+        inline_used_ += rounded;
+        return at;
+    }
     scratch_.push_back(ScratchPool::take(bytes));
     return scratch_.back().get();
 }
@@ -81,7 +135,7 @@ std::size_t Schedule::round_end() const {
 
 void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
     for (std::size_t i = round_; i < end; ++i)
-        if (steps_[i].kind == Step::Kind::local) steps_[i].run();
+        if (!steps_[i].message()) run_local(steps_[i]);
     for (std::size_t i = round_; i < end; ++i) {
         Step& step = steps_[i];
         if (step.kind == Step::Kind::recv)

@@ -18,12 +18,14 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
 #include "coll/scratch_pool.hpp"
+#include "datatype/op.hpp"
 #include "p2p/activity.hpp"
 
 namespace si::coll {
@@ -46,11 +48,22 @@ class Schedule final : public p2p::Activity {
     // The receive must bring exactly `bytes` (else MPI_ERR_TRUNCATE or
     // MPI_ERR_COUNT, and the schedule carries on so no peer is left waiting).
     void recv(void* data, std::size_t bytes, int peer);
-    // Runs when the round starts, before its messages are posted.
+    // Local steps run when their round starts, in order, before its messages
+    // are posted. Copies and reductions are data (no allocation per step);
+    // anything else is a function.
     void local(std::function<void()> step);
-    // A local step standing for a message to oneself, held to the same size
+    void local_copy(void* to, const void* from, std::size_t bytes);
+    // inout = in op inout over `count` items, with the schedule's reduction
+    // (keep_reduction).
+    void combine(const void* in, void* inout, std::size_t count);
+    // A local copy standing for a message to oneself, held to the same size
     // rule as a receive (MPI_ERR_TRUNCATE, MPI_ERR_COUNT).
     void copy(void* to, std::size_t capacity, const void* from, std::size_t bytes);
+    // The datatype and operator of the schedule's reductions, copied: MPI
+    // lets the program free the handles while the collective runs.
+    void keep_reduction(const datatype::Type& type, const datatype::Op& op);
+    const datatype::Type& reduction_type() const { return *reduction_type_; }
+    const datatype::Op& reduction_op() const { return *reduction_op_; }
     // Keeps `owned` (packed buffers, say) alive as long as the schedule.
     void keep(std::shared_ptr<const void> owned) { kept_.push_back(std::move(owned)); }
     // Later steps wait for every step so far.
@@ -71,14 +84,20 @@ class Schedule final : public p2p::Activity {
 
   private:
     struct Step {
-        enum class Kind : unsigned char { send, recv, local } kind;
+        enum class Kind : unsigned char { send, recv, local, copy, checked_copy, combine };
+        explicit Step(Kind k) : kind(k) {}
+        Kind kind;
         bool ends_round = false;
-        void* data = nullptr;
-        std::size_t bytes = 0;
+        void* data = nullptr;  // a message's buffer; a local step's destination
+        std::size_t bytes = 0;  // a message's or copy's bytes; combine: items
         int peer = 0;
-        std::function<void()> run;
+        const void* from = nullptr;  // copies and combine: the source
+        std::size_t capacity = 0;    // checked_copy: room at data
+        std::function<void()> run;   // local
         p2p::Request* request = nullptr;
+        bool message() const { return kind == Kind::send || kind == Kind::recv; }
     };
+    void run_local(Step& step);
     void fail(int error, std::string what);
     // One past the last step of the round that starts at steps_[round_].
     std::size_t round_end() const;
@@ -100,6 +119,12 @@ class Schedule final : public p2p::Activity {
     bool round_started_ = false;
     bool blocking_ = false;  // run(): its receives are the caller's to progress
     std::vector<ScratchPool::Buffer> scratch_;
+    // Small temporaries (an 8-byte allreduce's) live in the schedule itself.
+    static constexpr std::size_t kInlineScratch = 256;
+    alignas(ScratchPool::kAlign) std::byte inline_scratch_[kInlineScratch];
+    std::size_t inline_used_ = 0;
+    std::optional<datatype::Type> reduction_type_;
+    std::optional<datatype::Op> reduction_op_;
     std::vector<std::shared_ptr<const void>> kept_;
     int error_ = MPI_SUCCESS;
 };
