@@ -31,6 +31,10 @@
 //   overlap_<c>_<p>   %    eq. 4.2 of p2p/overlap, (T_syn - (T_total - T_lat)) / T_lat,
 //                          one value per round from the round's medians
 //
+// --idle-root: rank 0 does not compute (it waits at once), leaving its core free, the
+// case where asynchronous progress has a core to use on a full host; the command line
+// in the CSV's context says which case a file holds.
+//
 // <c> is the collective (ibcast), <p> the factor in percent (100: T_syn = T_lat, the
 // thesis' case). Overlap is not clamped, so that its statistics are not biased: noise
 // can take it a little below 0 or above 100. After the timed loops each rank checks
@@ -88,14 +92,17 @@ struct Timings {
 };
 
 Timings measure(coll::CollectiveCall& call, MPI_Comm comm, const bench::Schedule& schedule,
-                const std::vector<double>& factors, const bench::Work& work) {
+                const std::vector<double>& factors, const bench::Work& work, bool idle_root) {
     const int rounds = std::min(kMaxRounds, schedule.iterations);
     const int per_round = std::max(1, schedule.iterations / rounds);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    const bool computes = !(idle_root && rank == 0);
     auto nonblocking = [&](double work_seconds) {
-        return [&call, &work, work_seconds] {
+        return [&call, &work, work_seconds, computes] {
             MPI_Request request = MPI_REQUEST_NULL;
             call.start(&request);
-            work.run(work_seconds);
+            if (computes) work.run(work_seconds);
             MPI_Wait(&request, MPI_STATUS_IGNORE);
         };
     };
@@ -122,7 +129,7 @@ Timings measure(coll::CollectiveCall& call, MPI_Comm comm, const bench::Schedule
             const double seconds = factors[f] * t_lat0;
             // Until every rank has computed, as the collective waits for every rank.
             auto alone = time_block(comm, 0, per_round, [&] {
-                work.run(seconds);
+                if (computes) work.run(seconds);
                 MPI_Barrier(comm);
             });
             for (double& value : alone) value -= t_barrier;
@@ -194,6 +201,7 @@ int main(int argc, char** argv) {
     for (auto collective : coll::all_collectives()) names.emplace_back(coll::name_of(collective));
     std::vector<std::string> wanted = names;
     std::vector<double> factors = {1.0};
+    bool idle_root = false;
     session.cli()
         .add_option("--collective", wanted, "Comma-separated collectives to measure (default: all)")
         ->delimiter(',')
@@ -205,6 +213,11 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::Range(0.01, 10.0))
         ->capture_default_str();
+    session.cli().add_flag(
+        "--idle-root", idle_root,
+        "Rank 0 (the root of the rooted collectives) does not compute: it waits in MPI_Wait "
+        "at once, as p2p/overlap's senders do, so that a core is free for asynchronous "
+        "progress even when every other rank computes on a full machine");
     session.cli().footer(fmt::format(
         "Defaults: {} timed repetitions after {} warm-up ones ({} after {} above "
         "--large-above), in up to {} interleaved rounds. Reductions add MPI_INTs (size / 4) "
@@ -233,7 +246,8 @@ int main(int argc, char** argv) {
         for (std::size_t size : measured) {
             const bench::Schedule schedule = session.schedule(size, kCollectiveSchedule);
             call.prepare(size);
-            const Timings timings = measure(call, session.comm(), schedule, factors, work);
+            const Timings timings =
+                measure(call, session.comm(), schedule, factors, work, idle_root);
             session.check(call.outputs_hold(),
                           fmt::format("{} of {} B: outputs after the timed loops", name, size));
             call.clear_outputs();

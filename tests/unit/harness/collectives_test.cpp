@@ -139,13 +139,14 @@ TEST(SibenchCollectives, TablesOfOverlapAndLatency) {
     EXPECT_TRUE(format_collective_tables(ResultIndex({p2p}), {65536}).empty());
 }
 
+// The "collectives" studies; quick's "collectives-idle-root" runs one pair instead.
 TEST(SibenchCollectives, ShippedStudiesRunFourRanksOnTwoSimulatedNodes) {
     for (const char* name : {"quick", "full", "smoke"}) {
         SCOPED_TRACE(name);
         const auto runs = expand_matrix(parse_profile_file(find_profile(name)));
         int collective_runs = 0;
         for (const auto& run : runs) {
-            if (run.benchmark != "coll_overlap") continue;
+            if (run.benchmark != "coll_overlap" || run.study != "collectives") continue;
             ++collective_runs;
             EXPECT_EQ(run.ranks(), 4) << run.id;
             if (run.config.runtime != Runtime::simpi) continue;

@@ -171,7 +171,7 @@ TEST(SibenchProfile, ShippedProfilesParse) {
     int gbench_runs = 0;
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
         const bool four = run.benchmark == "sp" || run.study == "scalability" ||
-                          run.benchmark == "coll_overlap";
+                          run.study == "collectives";
         gbench_runs += run.kind == "gbench";
         EXPECT_EQ(run.ranks(), run.kind == "gbench" ? 1 : four ? 4 : 2) << run.id;
         if (run.config.mode == "smart") {
