@@ -425,22 +425,17 @@ void add_alltoall_bruck(Schedule& s, Blocks send, Blocks recv) {
     }
     std::byte* outgoing = s.scratch(block * (slots / 2 + 1));
     std::byte* incoming = s.scratch(block * (slots / 2 + 1));
+    auto at = [block](std::byte* base, std::size_t index) { return base + block * index; };
     for (int k = 1; k < n; k <<= 1) {
-        std::size_t moved = 0;
-        for (int i = 0; i < n; ++i) moved += (i & k) != 0 ? 1 : 0;
-        s.local([=] {
-            std::size_t at = 0;
-            for (int i = 0; i < n; ++i)
-                if (i & k) copy_bytes(outgoing + block * at++, slot + block * static_cast<std::size_t>(i), block);
-        });
+        std::size_t moved = 0;  // packs the slots with bit k set
+        for (int i = 0; i < n; ++i)
+            if (i & k) s.local_copy(at(outgoing, moved++), at(slot, static_cast<std::size_t>(i)), block);
         s.recv(incoming, block * moved, (r - k + n) % n);
         s.send(outgoing, block * moved, (r + k) % n);
         s.next_round();
-        s.local([=] {
-            std::size_t at = 0;
-            for (int i = 0; i < n; ++i)
-                if (i & k) copy_bytes(slot + block * static_cast<std::size_t>(i), incoming + block * at++, block);
-        });
+        moved = 0;  // and unpacks what came back into the same slots
+        for (int i = 0; i < n; ++i)
+            if (i & k) s.local_copy(at(slot, static_cast<std::size_t>(i)), at(incoming, moved++), block);
     }
     for (int i = 0; i < n; ++i) {
         const Block& to = recv[(r - i + n) % n];
