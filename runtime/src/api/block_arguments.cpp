@@ -38,7 +38,7 @@ std::vector<coll::Block> copy_of(coll::Blocks blocks) {
 // The one message a gather's or allgather's rank sends: nothing with
 // MPI_IN_PLACE, whose block is already where it belongs.
 void pack_message(const void* sendbuf, int sendcount, const Type& type, BlockArguments& out) {
-    out.message = std::make_shared<const Outgoing>(out.in_place ? nullptr : sendbuf,
+    out.message.emplace(out.in_place ? nullptr : sendbuf,
                                                    out.in_place ? 0 : items(sendcount), type);
 }
 
@@ -80,7 +80,7 @@ int prepare_gather(Call& call, const Communicator& c, const void* sendbuf, int s
                                   "recvtype"))
             return rc;
         if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
-        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c.size()),
+        out.room.emplace(recvbuf, items(recvcount) * items(c.size()),
                                                     *rtype, out.in_place);
         out.recv_blocks =
             coll::regular_blocks(out.room->data(), c.size(), rtype->bytes(items(recvcount)));
@@ -104,7 +104,7 @@ int prepare_gatherv(Call& call, const Communicator& c, const void* sendbuf, int 
         if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c.size(),
                                    kRecvNames, layout))
             return rc;
-        out.arriving = std::make_shared<const BlockBuffer>(recvbuf, layout, out.in_place);
+        out.arriving.emplace(recvbuf, layout, out.in_place);
         out.recv_blocks = copy_of(out.arriving->blocks());
         if (out.in_place) stype = layout[0].type;
     }
@@ -127,14 +127,13 @@ int prepare_scatter(Call& call, const Communicator& c, const void* sendbuf, int 
                                   "sendtype"))
             return rc;
         if (int rc = refuse_in_place(call, sendbuf, "sendbuf", "for recvbuf only")) return rc;
-        out.message =
-            std::make_shared<const Outgoing>(sendbuf, items(sendcount) * items(c.size()), *stype);
+        out.message.emplace(sendbuf, items(sendcount) * items(c.size()), *stype);
         out.send_blocks = coll::regular_blocks(out.message->data(), c.size(),
                                                stype->bytes(items(sendcount)));
     }
     if (int rc = check_receive(call, recvbuf, recvcount, recvtype, rtype, out.in_place)) return rc;
     if (!out.in_place)
-        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount), *rtype);
+        out.room.emplace(recvbuf, items(recvcount), *rtype);
     out.equal = true;
     return MPI_SUCCESS;
 }
@@ -153,12 +152,12 @@ int prepare_scatterv(Call& call, const Communicator& c, const void* sendbuf,
         if (int rc = vector_layout(call, sendbuf, sendcounts, displs, sendtype, c.size(),
                                    kSendNames, layout))
             return rc;
-        out.leaving = std::make_shared<const BlockBuffer>(sendbuf, layout, true);
+        out.leaving.emplace(sendbuf, layout, true);
         out.send_blocks = copy_of(out.leaving->blocks());
     }
     if (int rc = check_receive(call, recvbuf, recvcount, recvtype, rtype, out.in_place)) return rc;
     if (!out.in_place)
-        out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount), *rtype);
+        out.room.emplace(recvbuf, items(recvcount), *rtype);
     return MPI_SUCCESS;
 }
 
@@ -174,7 +173,7 @@ int prepare_allgather(Call& call, const Communicator& c, const void* sendbuf, in
     out.in_place = in_place(sendbuf);
     pack_message(sendbuf, sendcount, out.in_place ? *rtype : *stype, out);
     // One block from every rank, or on an intercommunicator every remote rank.
-    out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(c.peers()),
+    out.room.emplace(recvbuf, items(recvcount) * items(c.peers()),
                                                 *rtype, out.in_place);
     out.recv_blocks =
         coll::regular_blocks(out.room->data(), c.peers(), rtype->bytes(items(recvcount)));
@@ -193,7 +192,7 @@ int prepare_allgatherv(Call& call, const Communicator& c, const void* sendbuf, i
     if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c.peers(), kRecvNames,
                                layout))
         return rc;
-    out.arriving = std::make_shared<const BlockBuffer>(recvbuf, layout, out.in_place);
+    out.arriving.emplace(recvbuf, layout, out.in_place);
     out.recv_blocks = copy_of(out.arriving->blocks());
     pack_message(sendbuf, sendcount, out.in_place ? *layout[0].type : *stype, out);
     return MPI_SUCCESS;
@@ -212,11 +211,11 @@ int prepare_alltoall(Call& call, const Communicator& c, const void* sendbuf, int
     // Every (remote) rank's block, packed one after the other.
     const int n = c.peers();
     if (!out.in_place) {
-        out.message = std::make_shared<const Outgoing>(sendbuf, items(sendcount) * items(n), *stype);
+        out.message.emplace(sendbuf, items(sendcount) * items(n), *stype);
         out.send_blocks =
             coll::regular_blocks(out.message->data(), n, stype->bytes(items(sendcount)));
     }
-    out.room = std::make_shared<const Incoming>(recvbuf, items(recvcount) * items(n), *rtype,
+    out.room.emplace(recvbuf, items(recvcount) * items(n), *rtype,
                                                 out.in_place);
     out.recv_blocks = coll::regular_blocks(out.room->data(), n, rtype->bytes(items(recvcount)));
     out.equal = true;
@@ -231,10 +230,10 @@ void alltoall_blocks(const void* sendbuf, const std::vector<Layout>& send, void*
                      const std::vector<Layout>& recv, BlockArguments& out) {
     out.in_place = in_place(sendbuf);
     if (!out.in_place) {
-        out.leaving = std::make_shared<const BlockBuffer>(sendbuf, send, true);
+        out.leaving.emplace(sendbuf, send, true);
         out.send_blocks = copy_of(out.leaving->blocks());
     }
-    out.arriving = std::make_shared<const BlockBuffer>(recvbuf, recv, out.in_place);
+    out.arriving.emplace(recvbuf, recv, out.in_place);
     out.recv_blocks = copy_of(out.arriving->blocks());
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,17 +78,19 @@ int exchange_arguments(Call& call, const void* sendbuf, int sendcount, MPI_Datat
 
 // One rank's checked and packed arguments for a collective that moves one
 // block per rank (MPI_Gather, MPI_Ialltoallw, ...; block_arguments.cpp), in
-// the form the collective layer takes them. The packed buffers are shared so
-// that a nonblocking collective's schedule keeps them until it is over.
+// the form the collective layer takes them. A blocking call keeps them on its
+// stack; a nonblocking one moves them into its schedule (keep_until_done):
+// the blocks point into the buffers' heap memory or the user's, which a move
+// does not change.
 struct BlockArguments {
     // Equal blocks, packed as one message: what this rank sends (a gather's
     // or allgather's input, a scatter's or alltoall's whole buffer) and
     // where what it receives lands.
-    std::shared_ptr<const Outgoing> message;
-    std::shared_ptr<const Incoming> room;
+    std::optional<Outgoing> message;
+    std::optional<Incoming> room;
     // The v and w forms: per-rank blocks, each packed on its own.
-    std::shared_ptr<const BlockBuffer> leaving;
-    std::shared_ptr<const BlockBuffer> arriving;
+    std::optional<BlockBuffer> leaving;
+    std::optional<BlockBuffer> arriving;
     // The blocks the collective layer sends and receives, one per rank (a
     // gather's or scatter's at the root only); no send blocks with
     // MPI_IN_PLACE in an alltoall.

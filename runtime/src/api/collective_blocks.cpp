@@ -18,12 +18,12 @@ namespace {
 // Runs the schedule `add` builds (request null: a blocking call, which
 // reports the layer's description of an error) or starts it for the request.
 template <typename Add>
-int complete(Call& call, Communicator& c, coll::Tag tag, const BlockArguments& a,
-             MPI_Request* request, Add add) {
+int complete(Call& call, Communicator& c, coll::Tag tag, BlockArguments& a, MPI_Request* request,
+             Add add) {
     if (request != nullptr) {
         auto schedule = new_schedule(c, tag);
         add(*schedule);
-        keep_until_done(*schedule, a);
+        keep_until_done(*schedule, std::move(a));
         return hand_over(std::move(schedule), c, request);
     }
     std::string detail;
@@ -34,13 +34,13 @@ int complete(Call& call, Communicator& c, coll::Tag tag, const BlockArguments& a
     return finish_collective(call, rc, detail);
 }
 
-int gather(Call& call, Communicator& c, const BlockArguments& a, int root, MPI_Request* request) {
+int gather(Call& call, Communicator& c, BlockArguments& a, int root, MPI_Request* request) {
     return complete(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
         coll::add_gather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks, root, a.equal);
     });
 }
 
-int scatter(Call& call, Communicator& c, const BlockArguments& a, int root,
+int scatter(Call& call, Communicator& c, BlockArguments& a, int root,
             MPI_Request* request) {
     return complete(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
         coll::add_scatter(s, a.send_blocks, a.own_receive(), a.own_receive_bytes(), root,
@@ -48,7 +48,7 @@ int scatter(Call& call, Communicator& c, const BlockArguments& a, int root,
     });
 }
 
-int allgather(Call& call, Communicator& c, const BlockArguments& a, MPI_Request* request) {
+int allgather(Call& call, Communicator& c, BlockArguments& a, MPI_Request* request) {
     if (c.inter()) {
         std::string detail;
         const int rc = coll::allgather(inter_collective_context(c, &detail), a.own_send(),
@@ -61,7 +61,7 @@ int allgather(Call& call, Communicator& c, const BlockArguments& a, MPI_Request*
     });
 }
 
-int alltoall(Call& call, Communicator& c, const BlockArguments& a, MPI_Request* request) {
+int alltoall(Call& call, Communicator& c, BlockArguments& a, MPI_Request* request) {
     if (c.inter()) {
         std::string detail;
         const int rc =

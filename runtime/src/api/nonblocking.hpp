@@ -27,8 +27,9 @@ std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag);
 void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,
                         std::shared_ptr<const Outgoing> message = nullptr);
 
-// The same for the buffers of a collective that moves blocks.
-void keep_until_done(coll::Schedule& schedule, const BlockArguments& arguments);
+// The same for the buffers of a collective that moves blocks, moved into the
+// schedule.
+void keep_until_done(coll::Schedule& schedule, BlockArguments&& arguments);
 
 // Starts the schedule and gives the application its request.
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,

@@ -46,14 +46,14 @@ void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming
     if (message) schedule.keep(std::move(message));
 }
 
-void keep_until_done(coll::Schedule& schedule, const BlockArguments& arguments) {
-    finish_with_unpack(schedule, arguments.room, arguments.message);
-    if (arguments.arriving) {
+void keep_until_done(coll::Schedule& schedule, BlockArguments&& arguments) {
+    const bool unpacks = arguments.room || arguments.arriving;
+    auto kept = std::make_shared<const BlockArguments>(std::move(arguments));
+    if (unpacks) {
         schedule.next_round();
-        schedule.local([arriving = arguments.arriving] { arriving->unpack(); });
-        schedule.keep(arguments.arriving);
+        schedule.local([kept] { kept->unpack(); });
     }
-    if (arguments.leaving) schedule.keep(arguments.leaving);
+    schedule.keep(std::move(kept));
 }
 
 int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
