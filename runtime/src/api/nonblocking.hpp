@@ -1,6 +1,7 @@
-// What the nonblocking collectives share (nonblocking_collective.cpp,
-// reduction.cpp, collective_blocks.cpp): the communicator check, a schedule with a tag range of its
-// own, the packed buffers it keeps, and the request the application gets.
+// What the nonblocking collectives share (used by collective.cpp,
+// reduction.cpp, collective_blocks.cpp): the communicator check, a schedule
+// with a tag range of its own, the packed buffers it keeps, and the request
+// the application gets.
 #pragma once
 
 #include <memory>

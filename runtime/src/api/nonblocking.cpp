@@ -1,6 +1,6 @@
-// MPI_Ibarrier and MPI_Ibcast, and what every nonblocking collective shares
-// (nonblocking.hpp; the others are in reduction.cpp and
-// collective_blocks.cpp): the blocking calls' argument checks, then the
+// What every nonblocking collective shares (nonblocking.hpp; their entry
+// points are in collective.cpp, reduction.cpp and collective_blocks.cpp,
+// beside the blocking forms): the blocking calls' argument checks, then the
 // collective layer's schedule for the algorithm, started on the progress
 // engine (coll/schedule.hpp). Each gets a tag range of its own
 // (coll::nonblocking_tag_base), so that several may be in flight on one
@@ -11,8 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "api/collective_args.hpp"
 #include "api/nonblocking.hpp"
+
+#include "api/collective_args.hpp"
 #include "api/packing.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
@@ -66,44 +67,3 @@ int hand_over(std::unique_ptr<coll::Schedule> schedule, const Communicator& c,
 
 }  // namespace si::api
 
-namespace {
-
-using namespace si::api;
-namespace coll = si::coll;
-
-}  // namespace
-
-extern "C" {
-
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-    Call call("MPI_Ibarrier");
-    Communicator* c = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    auto schedule = new_schedule(*c, coll::Tag::barrier);
-    coll::add_barrier(*schedule);
-    return hand_over(std::move(schedule), *c, request);
-}
-
-#pragma weak MPI_Ibcast = PMPI_Ibcast
-int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request* request) {
-    Call call("MPI_Ibcast");
-    Communicator* c = nullptr;
-    const si::datatype::Type* type = nullptr;
-    if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
-    if (int rc = call.root(*c, root)) return rc;
-    if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
-    const bool is_root = c->rank == root;
-    auto room = std::make_shared<const Incoming>(buffer, items(count), *type, is_root);
-    auto schedule = new_schedule(*c, coll::Tag::bcast);
-    coll::add_bcast(*schedule, room->data(), room->capacity(), root);
-    if (is_root)
-        schedule->keep(std::move(room));
-    else
-        finish_with_unpack(*schedule, std::move(room));
-    return hand_over(std::move(schedule), *c, request);
-}
-
-}  // extern "C"
