@@ -134,6 +134,26 @@ int start(Communicator& c, coll::Tag tag, Reduction& r, MPI_Request* request, Ad
     return hand_over(std::move(schedule), c, request);
 }
 
+// MPI_Reduce_scatter(_block) once the counts are known, and with a request
+// their nonblocking forms.
+int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvbuf,
+                   std::span<const int> counts, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Request* request) {
+    Reduction r;
+    if (int rc = prepare_reduce_scatter(call, c, sendbuf, recvbuf, counts, datatype, op, r))
+        return rc;
+    if (request != nullptr)
+        return start(c, coll::Tag::reduce_scatter, r, request, [&](coll::Schedule& s) {
+            coll::add_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts), *r.type,
+                                     *r.op);
+        });
+    std::string detail;
+    const int rc = run_collective(c, detail, [&](const auto& ctx) {
+        return coll::reduce_scatter(ctx, r.message->data(), r.recv(), counts, *r.type, *r.op);
+    });
+    return finish(call, r, rc, detail);
+}
+
 // MPI_Scan and MPI_Exscan, and with `nonblocking` MPI_Iscan and MPI_Iexscan.
 int prefix_reduction(const char* function, const void* sendbuf, void* recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive,
@@ -228,14 +248,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     std::span<const int> counts;
     if (int rc = start_collective(call, comm, c)) return rc;
     if (int rc = check_counts(call, *c, recvcounts, counts)) return rc;
-    Reduction r;
-    if (int rc = prepare_reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, r))
-        return rc;
-    std::string detail;
-    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
-        return coll::reduce_scatter(ctx, r.message->data(), r.recv(), counts, *r.type, *r.op);
-    });
-    return finish(call, r, rc, detail);
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, nullptr);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
@@ -246,13 +259,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
     std::span<const int> counts;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
     if (int rc = check_counts(call, *c, recvcounts, counts)) return rc;
-    Reduction r;
-    if (int rc = prepare_reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, r))
-        return rc;
-    return start(*c, coll::Tag::reduce_scatter, r, request, [&](coll::Schedule& s) {
-        coll::add_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts), *r.type,
-                                 *r.op);
-    });
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, request);
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -263,14 +270,7 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     if (int rc = start_collective(call, comm, c)) return rc;
     if (int rc = call.count(recvcount, "recvcount")) return rc;
     const std::vector<int> counts(items(c->size()), recvcount);
-    Reduction r;
-    if (int rc = prepare_reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, r))
-        return rc;
-    std::string detail;
-    const int rc = run_collective(*c, detail, [&](const auto& ctx) {
-        return coll::reduce_scatter(ctx, r.message->data(), r.recv(), counts, *r.type, *r.op);
-    });
-    return finish(call, r, rc, detail);
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, nullptr);
 }
 
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
@@ -282,13 +282,7 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
     if (int rc = call.count(recvcount, "recvcount")) return rc;
     const std::vector<int> counts(items(c->size()), recvcount);
-    Reduction r;
-    if (int rc = prepare_reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, r))
-        return rc;
-    return start(*c, coll::Tag::reduce_scatter, r, request, [&](coll::Schedule& s) {
-        coll::add_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts), *r.type,
-                                 *r.op);
-    });
+    return reduce_scatter(call, *c, sendbuf, recvbuf, counts, datatype, op, request);
 }
 
 #pragma weak MPI_Scan = PMPI_Scan

@@ -39,35 +39,35 @@ std::optional<long> parse_int(std::string_view text) {
     return value;
 }
 
+// The value `text` names in `table`, or the message listing the valid names.
+template <typename Enum>
+std::optional<std::string> look_up(const std::vector<std::pair<std::string_view, Enum>>& table,
+                                   std::string_view text, Enum& out) {
+    for (const auto& [name, value] : table)
+        if (name == text) {
+            out = value;
+            return std::nullopt;
+        }
+    std::string valid;
+    for (const auto& entry : table) valid += (valid.empty() ? "" : ", ") + std::string(entry.first);
+    return fmt::format("valid values are {}", valid);
+}
+
 template <typename Enum>
 Apply choice(std::initializer_list<std::pair<std::string_view, Enum>> names, Enum Settings::*field) {
     std::vector<std::pair<std::string_view, Enum>> table(names);
-    return [table, field](std::string_view text, Settings& out) -> std::optional<std::string> {
-        for (const auto& [name, value] : table)
-            if (name == text) {
-                out.*field = value;
-                return std::nullopt;
-            }
-        std::string valid;
-        for (const auto& entry : table) valid += (valid.empty() ? "" : ", ") + std::string(entry.first);
-        return fmt::format("valid values are {}", valid);
+    return [table, field](std::string_view text, Settings& out) {
+        return look_up(table, text, out.*field);
     };
 }
 
-// SI_COLL_<NAME>: automatic or one of the collective's algorithms.
+// SI_COLL_<NAME>: auto or one of the collective's algorithms.
 Apply algorithm(std::initializer_list<std::pair<std::string_view, Algorithm>> names,
                 Algorithm CollectiveAlgorithms::*field) {
     std::vector<std::pair<std::string_view, Algorithm>> table{{"auto", Algorithm::automatic}};
     table.insert(table.end(), names.begin(), names.end());
-    return [table, field](std::string_view text, Settings& out) -> std::optional<std::string> {
-        for (const auto& [name, value] : table)
-            if (name == text) {
-                out.algorithms.*field = value;
-                return std::nullopt;
-            }
-        std::string valid;
-        for (const auto& entry : table) valid += (valid.empty() ? "" : ", ") + std::string(entry.first);
-        return fmt::format("valid values are {}", valid);
+    return [table, field](std::string_view text, Settings& out) {
+        return look_up(table, text, out.algorithms.*field);
     };
 }
 

@@ -217,10 +217,7 @@ void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
     const Reduction red = keep_reduction(s, type, op);
     const int n = s.size();
     const std::size_t bytes = type.bytes(count);
-    Algorithm algorithm = allreduce_algorithm(s.algorithms(), bytes, n, op.commutative);
-    if (algorithm == Algorithm::reduce_scatter_allgather && count < static_cast<std::size_t>(n))
-        algorithm = Algorithm::reduce_bcast;
-    if (n == 1) algorithm = Algorithm::reduce_bcast;
+    const Algorithm algorithm = allreduce_algorithm(s.algorithms(), count, bytes, n, op.commutative);
     if (algorithm == Algorithm::recursive_doubling) {
         add_allreduce_recursive_doubling(s, send, recv, count, red);
         return;

@@ -36,8 +36,9 @@ Algorithm reduce_algorithm(const config::CollectiveAlgorithms& chosen) {
     return chosen.reduce == Algorithm::linear ? Algorithm::linear : Algorithm::binomial;
 }
 
-Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n,
-                              bool commutative) {
+Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t count,
+                              std::size_t bytes, int n, bool commutative) {
+    if (n == 1) return Algorithm::reduce_bcast;  // a copy
     Algorithm a = chosen.allreduce;
     if (a == Algorithm::automatic) {
         if (bytes < kSpreadBytes)
@@ -46,7 +47,8 @@ Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::s
             a = commutative ? Algorithm::reduce_scatter_allgather : Algorithm::reduce_bcast;
     }
     // Pairwise reduce-scatter needs a commutative operator and an item per rank.
-    if (a == Algorithm::reduce_scatter_allgather && (!commutative || n < 2))
+    if (a == Algorithm::reduce_scatter_allgather &&
+        (!commutative || count < static_cast<std::size_t>(n)))
         a = Algorithm::reduce_bcast;
     return a;
 }

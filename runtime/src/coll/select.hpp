@@ -17,9 +17,9 @@ using config::Algorithm;
 Algorithm barrier_algorithm(const config::CollectiveAlgorithms& chosen);
 Algorithm bcast_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n);
 Algorithm reduce_algorithm(const config::CollectiveAlgorithms& chosen);
-// bytes: of the whole vector.
-Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n,
-                              bool commutative);
+// count items, bytes in all, on n ranks.
+Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t count,
+                              std::size_t bytes, int n, bool commutative);
 // Gather and scatter: `chosen` is SI_COLL_GATHER or SI_COLL_SCATTER; `equal`
 // says every block has block_bytes (the plain forms; not the v forms).
 Algorithm gather_algorithm(Algorithm chosen, bool equal, std::size_t block_bytes, int n);
