@@ -180,6 +180,7 @@ void Runtime::bring_up() {
         engine_options.spare_cpus = spare_cpus();
         engine_options.lock_waiters = &region.lock_waiters();
     }
+    progress_lock->set_background_spin(engine_options.wait_spin);
     engine = std::make_unique<p2p::Engine>(locality.world_rank, std::move(transport_of),
                                            *progress_lock, engine_options);
     // The doorbell stays on the futex whatever SI_WAKE says: any rank that

@@ -37,6 +37,13 @@ void ProgressLock::contend_as_worker() {
         taken = state == kFree && try_lock();
         cpu_relax();
     }
+    if (!taken) {
+        (void)spin_while_background_runs([&] {
+            const std::uint32_t state = word_.load(std::memory_order_relaxed);
+            taken = state == kFree && try_lock();
+            return taken || state == kReserved;
+        });
+    }
     if (!taken) work_for_lock();
     count(workers_, -1);
 }

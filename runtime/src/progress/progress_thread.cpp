@@ -15,7 +15,7 @@ void ProgressThread::run() {
     p2p::ProgressLock& lock = engine_.lock();
     while (!stop_.load(std::memory_order_relaxed)) {
         int events = 0;
-        if (!lock.wanted() && lock.try_lock()) {
+        if (!lock.wanted() && lock.try_lock_in_background()) {
             events = engine_.progress_in_background();
             lock.unlock();
         }

@@ -263,7 +263,7 @@ void SmartProgress::run_interrupt_thread() {
             wake_latency_ns_max_.store(latency, std::memory_order_relaxed);
         // The helper saw the lock free; if an application thread took it since
         // (the thread got a core too late), that thread progresses itself.
-        if (!lock.try_lock()) {
+        if (!lock.try_lock_in_background()) {
             late_wakeups_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }

@@ -1,11 +1,16 @@
 // The rank's progress lock between threads: mutual exclusion, pollers that
-// leave without the lock once their request is done, and a holder that only
-// waits handing the lock to workers and taking it back.
+// leave without the lock once their request is done, a holder that only
+// waits handing the lock to workers and taking it back, and threads that spin
+// rather than sleep while a background thread holds it on another CPU.
 #include "p2p/progress_lock.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -34,8 +39,19 @@ TEST_F(ProgressLockTest, WorkersAndPollersExcludeEachOther) {
                 lock_.unlock();
             }
         });
+    // A background thread takes the lock only when it is free, as the
+    // interrupt and progress threads do.
+    long background_rounds = 0;
+    threads.emplace_back([&] {
+        for (int i = 0; i < kRounds; ++i) {
+            if (!lock_.try_lock_in_background()) continue;
+            ++counter;
+            ++background_rounds;
+            lock_.unlock();
+        }
+    });
     for (std::thread& thread : threads) thread.join();
-    EXPECT_EQ(counter, 4L * kRounds);
+    EXPECT_EQ(counter, 4L * kRounds + background_rounds);
     EXPECT_FALSE(lock_.held());
     EXPECT_FALSE(lock_.wanted());
     EXPECT_EQ(host_waiters_.load(), 0);
@@ -95,6 +111,88 @@ TEST_F(ProgressLockTest, AHolderThatOnlyWaitsYieldsToWorkers) {
         lock_.unlock();
         EXPECT_FALSE(lock_.held());
     }
+}
+
+// A thread that wants the lock while a background thread holds it on another
+// CPU spins (no voluntary context switch) within the spin budget, and sleeps
+// once the budget is spent; it always ends up with the lock.
+class BackgroundHolderTest : public ProgressLockTest {
+protected:
+    void SetUp() override {
+        cpu_set_t allowed;
+        ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+        for (int cpu = 0; cpu < CPU_SETSIZE && cpus_.size() < 2; ++cpu)
+            if (CPU_ISSET(cpu, &allowed)) cpus_.push_back(cpu);
+        if (cpus_.size() < 2) GTEST_SKIP() << "needs two CPUs";
+    }
+
+    static void bind_to(int cpu) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        ASSERT_EQ(::pthread_setaffinity_np(::pthread_self(), sizeof one, &one), 0);
+    }
+
+    static long voluntary_switches() {
+        rusage usage{};
+        ::getrusage(RUSAGE_THREAD, &usage);
+        return usage.ru_nvcsw;
+    }
+
+    // The holder, bound to the first CPU, keeps the lock for `hold`; a
+    // worker or a poller bound to `waiter_cpu` wants it meanwhile. Returns
+    // the waiter's voluntary context switches while it waited.
+    long wait_for_background_holder(bool poller, int waiter_cpu, std::chrono::milliseconds hold) {
+        std::atomic<bool> held{false};
+        std::thread holder([&] {
+            bind_to(cpus_[0]);
+            while (!lock_.try_lock_in_background()) std::this_thread::yield();
+            held = true;
+            const auto until = std::chrono::steady_clock::now() + hold;
+            while (std::chrono::steady_clock::now() < until) cpu_relax();
+            lock_.unlock();
+        });
+        long switches = -1;
+        std::thread waiter([&] {
+            bind_to(waiter_cpu);
+            while (!held) cpu_relax();
+            const long before = voluntary_switches();
+            if (poller)
+                EXPECT_TRUE(lock_.lock_unless([] { return false; }));
+            else
+                lock_.lock();
+            switches = voluntary_switches() - before;
+            lock_.unlock();
+        });
+        holder.join();
+        waiter.join();
+        EXPECT_FALSE(lock_.held());
+        return switches;
+    }
+
+    std::vector<int> cpus_;
+};
+
+TEST_F(BackgroundHolderTest, WaitersOnAnotherCpuSpinWithinTheBudget) {
+    lock_.set_background_spin(std::chrono::seconds(10));
+    for (const bool poller : {false, true}) {
+        SCOPED_TRACE(poller ? "poller" : "worker");
+        EXPECT_EQ(wait_for_background_holder(poller, cpus_[1], std::chrono::milliseconds(20)), 0);
+    }
+}
+
+TEST_F(BackgroundHolderTest, WaitersSleepOnceTheBudgetIsSpent) {
+    lock_.set_background_spin(std::chrono::milliseconds(1));
+    for (const bool poller : {false, true}) {
+        SCOPED_TRACE(poller ? "poller" : "worker");
+        EXPECT_GE(wait_for_background_holder(poller, cpus_[1], std::chrono::milliseconds(50)), 1);
+    }
+}
+
+TEST_F(BackgroundHolderTest, AWaiterOnTheHoldersCpuSleepsAtOnce) {
+    // Spinning there would only keep the holder from finishing.
+    lock_.set_background_spin(std::chrono::seconds(10));
+    EXPECT_GE(wait_for_background_holder(false, cpus_[0], std::chrono::milliseconds(20)), 1);
 }
 
 }  // namespace
