@@ -57,6 +57,26 @@ std::string os_name() {
     return "unknown";
 }
 
+// "yes" on a virtual machine (the CPU's hypervisor flag): its wake-ups of an
+// idle vCPU go through the host.
+std::string virtual_machine() {
+    const std::string flags = proc_field("/proc/cpuinfo", "flags");
+    if (flags == "unknown") return flags;
+    return (flags + ' ').find(" hypervisor ") != std::string::npos ? "yes" : "no";
+}
+
+// The idle driver and governor, and on a KVM guest how long an idle vCPU
+// polls before it halts (0: every wake-up of an idle vCPU costs an exit to
+// the host, tens of microseconds): what sleeping threads pay to wake.
+std::string cpu_idle() {
+    const std::string driver = first_line("/sys/devices/system/cpu/cpuidle/current_driver");
+    const std::string governor = first_line("/sys/devices/system/cpu/cpuidle/current_governor");
+    std::string text = fmt::format("driver {}, governor {}", driver, governor);
+    const std::string poll = first_line("/sys/module/haltpoll/parameters/guest_halt_poll_ns");
+    if (poll != "unknown") text += fmt::format(", guest_halt_poll_ns {}", poll);
+    return text;
+}
+
 std::string or_unknown(std::string text) {
     return text.empty() ? "not found" : text;
 }
@@ -90,6 +110,8 @@ std::vector<std::pair<std::string, std::string>> describe_machine(const std::str
     entries.emplace_back("cores_online", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)));
     entries.emplace_back("cores_usable", std::to_string(std::thread::hardware_concurrency()));
     entries.emplace_back("memory", proc_field("/proc/meminfo", "MemTotal"));
+    entries.emplace_back("virtual_machine", virtual_machine());
+    entries.emplace_back("cpu_idle", cpu_idle());
     entries.emplace_back("kernel", fmt::format("{} {} {}", uts.sysname, uts.release, uts.machine));
     entries.emplace_back("os", os_name());
     entries.emplace_back("compiler", SI_HARNESS_COMPILER);
