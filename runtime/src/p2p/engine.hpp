@@ -78,8 +78,8 @@ class ProgressObserver {
     virtual Delivery delivery_of(Request& request) = 0;
     // A blocking call found nothing to do (called again at each yield point):
     // this rank's core mostly waits, and may serve someone else's progress.
-    // True if it handed its core to such work: the caller then sleeps at once
-    // instead of spinning.
+    // True if it handed its core to such work: the caller then yields at
+    // each pass instead of spinning.
     virtual bool rank_blocked() = 0;
     // An RTS of this rank left for world rank `peer`.
     virtual void rts_sent(int peer) = 0;

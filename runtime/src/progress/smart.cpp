@@ -209,7 +209,7 @@ void SmartProgress::rts_sent(int peer) {
 // Beyond the thesis: a rank blocked in MPI does a helper's scan of the other
 // ranks of its host while it waits, at its yield points. Its core is the one
 // that is free: the thread it wakes runs there (SI_INTERRUPT_CPU=helper), and
-// the rank then sleeps instead of spinning, leaving the core to that thread.
+// the rank then yields instead of spinning, leaving the core to that thread.
 // Where no core is left for helpers (a laptop, a full node), this is what
 // finds the idle core at once, without a helper needing to be scheduled.
 bool SmartProgress::rank_blocked() {
