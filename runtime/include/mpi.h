@@ -325,6 +325,9 @@ SI_MPI_CALL(int, MPI_Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
 SI_MPI_CALL(int, MPI_Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
 SI_MPI_CALL(int, MPI_Comm_free, (MPI_Comm *comm));
 SI_MPI_CALL(int, MPI_Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+SI_MPI_CALL(int, MPI_Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Comm_idup_with_info,
+            (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
 SI_MPI_CALL(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info));
 SI_MPI_CALL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 SI_MPI_CALL(int, MPI_Intercomm_create,

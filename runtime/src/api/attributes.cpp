@@ -235,7 +235,16 @@ int copy_value(int, int, void*, void* attribute_val_in, void* attribute_val_out,
 
 }  // namespace
 
-int copy_attributes(Call& call, AttributeHost host, int original, int copy) {
+struct CopiedAttributes::Values {
+    AttributeList list;
+};
+
+CopiedAttributes::CopiedAttributes() : values_(std::make_unique<Values>()) {}
+CopiedAttributes::CopiedAttributes(CopiedAttributes&&) noexcept = default;
+CopiedAttributes& CopiedAttributes::operator=(CopiedAttributes&&) noexcept = default;
+CopiedAttributes::~CopiedAttributes() = default;
+
+int copy_attributes(Call& call, AttributeHost host, int original, CopiedAttributes& out) {
     for (const auto& [keyval, a] : attributes_of(host, original)) {
         if (a.key->copy == nullptr) continue;
         void* value = nullptr;
@@ -244,9 +253,25 @@ int copy_attributes(Call& call, AttributeHost host, int original, int copy) {
         if (code != MPI_SUCCESS) return callback_failed(call, code, "copy", keyval);
         if (!flag) continue;
         std::lock_guard lock(g_mutex);
-        g_attributes[object_key(host, copy)][keyval] = Attribute{a.key, value, g_next_order++};
+        out.values_->list[keyval] = Attribute{a.key, value, g_next_order++};
     }
     return MPI_SUCCESS;
+}
+
+void attach_attributes(AttributeHost host, int copy, CopiedAttributes&& copied) {
+    if (!copied.values_ || copied.values_->list.empty()) return;
+    std::lock_guard lock(g_mutex);
+    AttributeList& list = g_attributes[object_key(host, copy)];
+    for (auto& [keyval, a] : copied.values_->list) list[keyval] = std::move(a);
+    copied.values_->list.clear();
+}
+
+int copy_attributes(Call& call, AttributeHost host, int original, int copy) {
+    CopiedAttributes copied;
+    const int rc = copy_attributes(call, host, original, copied);
+    // Even after a failure: the caller deletes them with the copy.
+    attach_attributes(host, copy, std::move(copied));
+    return rc;
 }
 
 // Newest first: the standard asks it for MPI_COMM_SELF at MPI_Finalize, and

@@ -4,6 +4,8 @@
 // duplicated or freed.
 #pragma once
 
+#include <memory>
+
 #include "api/errors.hpp"
 
 namespace si::api {
@@ -14,6 +16,31 @@ enum class AttributeHost { communicator, datatype };
 // each of the original's attributes and attaches what they return. A
 // callback's failure is reported through `call` and returned.
 int copy_attributes(Call& call, AttributeHost host, int original, int copy);
+
+// The values the copy callbacks returned for a duplicate that does not exist
+// yet. MPI_Comm_idup runs the callbacks in the call, where the program
+// expects them (they see only the original, and may call MPI), and attaches
+// their values when the duplicate is made, from whichever thread completes
+// the operation.
+class CopiedAttributes {
+  public:
+    CopiedAttributes();
+    CopiedAttributes(CopiedAttributes&&) noexcept;
+    CopiedAttributes& operator=(CopiedAttributes&&) noexcept;
+    ~CopiedAttributes();  // values never attached are dropped, as no object holds them
+
+  private:
+    friend int copy_attributes(Call& call, AttributeHost host, int original,
+                               CopiedAttributes& out);
+    friend void attach_attributes(AttributeHost host, int copy, CopiedAttributes&& copied);
+    struct Values;
+    std::unique_ptr<Values> values_;
+};
+// Runs the copy callbacks of original's attributes into `out` (what they
+// returned before a failure stays there).
+int copy_attributes(Call& call, AttributeHost host, int original, CopiedAttributes& out);
+// Gives `copy` the values; takes no lock but the attributes' own.
+void attach_attributes(AttributeHost host, int copy, CopiedAttributes&& copied);
 
 // Before MPI_Comm_free / MPI_Type_free (and MPI_Finalize, for MPI_COMM_SELF):
 // runs every delete callback and drops the attributes. A callback's failure

@@ -3,8 +3,9 @@
 // whose errors are reported with its description. The reductions are in
 // reduction.cpp, the collectives that move one block per rank in
 // collective_blocks.cpp. On an intercommunicator a barrier runs the layer's
-// intercommunicator algorithm (run_collective); a broadcast's root means
-// something else there (intercomm_collective.cpp).
+// intercommunicator algorithm (run_collective, or add_inter_barrier for
+// MPI_Ibarrier); a broadcast's root means something else there
+// (intercomm_collective.cpp).
 #include <memory>
 
 #include "api/collective_args.hpp"
@@ -34,7 +35,10 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
     auto schedule = new_schedule(*c, coll::Tag::barrier);
-    coll::add_barrier(*schedule);
+    if (c->inter())
+        coll::add_inter_barrier(*schedule);
+    else
+        coll::add_barrier(*schedule);
     return hand_over(std::move(schedule), *c, request);
 }
 
@@ -44,7 +48,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     Communicator* c = nullptr;
     const Type* type = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (c->inter()) return inter_bcast(call, *c, buffer, count, datatype, root);
+    if (c->inter()) return inter_bcast(call, *c, buffer, count, datatype, root, nullptr);
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
@@ -64,6 +68,7 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     Communicator* c = nullptr;
     const si::datatype::Type* type = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter()) return inter_bcast(call, *c, buffer, count, datatype, root, request);
     if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
     if (int rc = call.root(*c, root)) return rc;
     if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;

@@ -49,23 +49,25 @@ int run_collective(const Communicator& c, std::string& detail, Run&& run) {
 
 // The rooted collectives on an intercommunicator (intercomm_collective.cpp),
 // called by the entry points with the call's arguments once comm is known to
-// be one; the others run their own code with run_collective.
-int inter_bcast(Call& call, const Communicator& c, void* buffer, int count, MPI_Datatype datatype,
-                int root);
-int inter_reduce(Call& call, const Communicator& c, const void* sendbuf, void* recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root);
-int inter_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+// be one; the others run their own code with run_collective or
+// run_or_start. A null request makes the blocking call, any other the
+// nonblocking one.
+int inter_bcast(Call& call, Communicator& c, void* buffer, int count, MPI_Datatype datatype,
+                int root, MPI_Request* request);
+int inter_reduce(Call& call, Communicator& c, const void* sendbuf, void* recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Request* request);
+int inter_gather(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root);
-int inter_gatherv(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                 int root, MPI_Request* request);
+int inter_gatherv(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
-                  MPI_Datatype recvtype, int root);
-int inter_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+                  MPI_Datatype recvtype, int root, MPI_Request* request);
+int inter_scatter(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root);
-int inter_scatterv(Call& call, const Communicator& c, const void* sendbuf, const int sendcounts[],
+                  int root, MPI_Request* request);
+int inter_scatterv(Call& call, Communicator& c, const void* sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root);
+                   MPI_Datatype recvtype, int root, MPI_Request* request);
 
 // Turns the collective layer's result into the call's result.
 int finish_collective(Call& call, int error_class, const std::string& detail);

@@ -2,9 +2,10 @@
 // and nonblocking side by side: gather, scatter, allgather, alltoall and their
 // v and w forms. Both check and pack their arguments alike
 // (block_arguments.cpp), then run the collective layer's schedule or start it
-// (nonblocking.hpp). On an intercommunicator, gather and scatter go to
-// intercomm_collective.cpp and allgather and alltoall run the layer's
-// intercommunicator algorithms; the nonblocking forms refuse one.
+// (nonblocking.hpp: run_or_start). On an intercommunicator, gather and
+// scatter go to intercomm_collective.cpp (their root means something else
+// there) and allgather and alltoall run the layer's intercommunicator
+// algorithms.
 #include "api/collective_args.hpp"
 #include "api/nonblocking.hpp"
 #include "api/runtime.hpp"
@@ -15,62 +16,35 @@ namespace coll = si::coll;
 
 namespace {
 
-// Runs the schedule `add` builds (request null: a blocking call, which
-// reports the layer's description of an error) or starts it for the request.
-template <typename Add>
-int complete(Call& call, Communicator& c, coll::Tag tag, BlockArguments& a, MPI_Request* request,
-             Add add) {
-    if (request != nullptr) {
-        auto schedule = new_schedule(c, tag);
-        add(*schedule);
-        keep_until_done(*schedule, std::move(a));
-        return hand_over(std::move(schedule), c, request);
-    }
-    std::string detail;
-    coll::Schedule schedule(collective_context(c, &detail), tag);
-    add(schedule);
-    const int rc = schedule.run();
-    a.unpack();
-    return finish_collective(call, rc, detail);
-}
-
 int gather(Call& call, Communicator& c, BlockArguments& a, int root, MPI_Request* request) {
-    return complete(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
+    return run_or_start(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
         coll::add_gather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks, root, a.equal);
     });
 }
 
 int scatter(Call& call, Communicator& c, BlockArguments& a, int root,
             MPI_Request* request) {
-    return complete(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
+    return run_or_start(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
         coll::add_scatter(s, a.send_blocks, a.own_receive(), a.own_receive_bytes(), root,
                           a.equal);
     });
 }
 
 int allgather(Call& call, Communicator& c, BlockArguments& a, MPI_Request* request) {
-    if (c.inter()) {
-        std::string detail;
-        const int rc = coll::allgather(inter_collective_context(c, &detail), a.own_send(),
-                                       a.own_send_bytes(), a.recv_blocks);
-        a.unpack();
-        return finish_collective(call, rc, detail);
-    }
-    return complete(call, c, coll::Tag::allgather, a, request, [&](coll::Schedule& s) {
-        coll::add_allgather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks);
+    return run_or_start(call, c, coll::Tag::allgather, a, request, [&](coll::Schedule& s) {
+        if (c.inter())
+            coll::add_inter_allgather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks);
+        else
+            coll::add_allgather(s, a.own_send(), a.own_send_bytes(), a.recv_blocks);
     });
 }
 
 int alltoall(Call& call, Communicator& c, BlockArguments& a, MPI_Request* request) {
-    if (c.inter()) {
-        std::string detail;
-        const int rc =
-            coll::alltoall(inter_collective_context(c, &detail), a.send_blocks, a.recv_blocks);
-        a.unpack();
-        return finish_collective(call, rc, detail);
-    }
-    return complete(call, c, coll::Tag::alltoall, a, request, [&](coll::Schedule& s) {
-        coll::add_alltoall(s, a.send_blocks, a.recv_blocks, a.equal);
+    return run_or_start(call, c, coll::Tag::alltoall, a, request, [&](coll::Schedule& s) {
+        if (c.inter())
+            coll::add_inter_alltoall(s, a.send_blocks, a.recv_blocks);
+        else
+            coll::add_alltoall(s, a.send_blocks, a.recv_blocks, a.equal);
     });
 }
 
@@ -86,7 +60,7 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                            root);
+                            root, nullptr);
     BlockArguments a;
     if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                 recvtype, root, a))
@@ -101,6 +75,9 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     Call call("MPI_Igather");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter())
+        return inter_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                            root, request);
     BlockArguments a;
     if (int rc = prepare_gather(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                 recvtype, root, a))
@@ -117,7 +94,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                             recvtype, root);
+                             recvtype, root, nullptr);
     BlockArguments a;
     if (int rc = prepare_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                  displs, recvtype, root, a))
@@ -132,6 +109,9 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     Call call("MPI_Igatherv");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter())
+        return inter_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, root, request);
     BlockArguments a;
     if (int rc = prepare_gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                  displs, recvtype, root, a))
@@ -147,7 +127,7 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                             root);
+                             root, nullptr);
     BlockArguments a;
     if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, a))
@@ -162,6 +142,9 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     Call call("MPI_Iscatter");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter())
+        return inter_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             root, request);
     BlockArguments a;
     if (int rc = prepare_scatter(call, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, a))
@@ -178,7 +161,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                              recvtype, root);
+                              recvtype, root, nullptr);
     BlockArguments a;
     if (int rc = prepare_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
                                   recvcount, recvtype, root, a))
@@ -193,6 +176,9 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
     Call call("MPI_Iscatterv");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter())
+        return inter_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                              recvtype, root, request);
     BlockArguments a;
     if (int rc = prepare_scatterv(call, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
                                   recvcount, recvtype, root, a))

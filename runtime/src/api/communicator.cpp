@@ -89,7 +89,7 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
     coll::Context ctx = collective_context(parent);
     ctx.tag_base = tag_base;
     return allocate_pair(
-        parent.pair,
+        parent.allocation_priority(),
         [&](const std::vector<std::uint64_t>& offer, std::vector<std::uint64_t>& agreed) {
             return coll::allreduce(ctx, offer.data(), agreed.data(), kMaskWords + 1, *type,
                                    *band);
@@ -97,54 +97,83 @@ int CommunicatorTable::allocate_pair(const Communicator& parent, std::uint16_t& 
         pair);
 }
 
-int CommunicatorTable::allocate_pair(std::uint16_t priority, const Agreement& agree,
+int CommunicatorTable::allocate_pair(std::uint64_t priority, const Agreement& agree,
                                      std::uint16_t& pair) {
-    // The free-pair mask plus a status word: bit 0 clear when a member has no
-    // free pair, bit 1 set by members that offered their mask. Every member
-    // sees the same AND, so all fail together or all retry together.
     std::vector<std::uint64_t> offer(kMaskWords + 1);
     std::vector<std::uint64_t> agreed(kMaskWords + 1);
     for (;;) {
-        bool offering = false;
-        {
-            std::lock_guard lock(mutex_);
-            const auto lowest_waiting =
-                std::min_element(waiting_parents_.begin(), waiting_parents_.end());
-            offering = !mask_taken_ && (lowest_waiting == waiting_parents_.end() ||
-                                        *lowest_waiting >= priority);
-            if (offering) {
-                mask_taken_ = true;
-                std::copy(free_pairs_.begin(), free_pairs_.end(), offer.begin());
-                offer[kMaskWords] = 2 | std::any_of(free_pairs_.begin(), free_pairs_.end(),
-                                                    [](std::uint64_t w) { return w != 0; });
-            } else {
-                std::fill(offer.begin(), offer.end(), 0);
-                offer[kMaskWords] = 1;
-                waiting_parents_.push_back(priority);
-            }
-        }
+        const bool offered = offer_pairs(PairPool::blocking, priority, offer);
         const int rc = agree(offer, agreed);
-
-        std::lock_guard lock(mutex_);
-        if (offering) {
-            mask_taken_ = false;
-        } else {
-            waiting_parents_.erase(
-                std::find(waiting_parents_.begin(), waiting_parents_.end(), priority));
-        }
-        if (rc != MPI_SUCCESS) return rc;
-        if ((agreed[kMaskWords] & 1) == 0) return MPI_ERR_OTHER;  // a member has none left
-        for (int word = 0; word < kMaskWords; ++word) {
-            if (agreed[word] == 0) continue;
-            const int bit = __builtin_ctzll(agreed[word]);
-            pair = static_cast<std::uint16_t>(word * 64 + bit);
-            free_pairs_[word] &= ~(std::uint64_t{1} << bit);
-            return MPI_SUCCESS;
-        }
-        if (agreed[kMaskWords] & 2) return MPI_ERR_OTHER;  // every member offered: no common id
-        // A member's mask was lent to another allocation: try again.
+        const int outcome = settle_offer(PairPool::blocking, priority, offered, rc, agreed, pair);
+        if (outcome != kRetry) return outcome;
         std::this_thread::yield();
     }
+}
+
+namespace {
+
+// The mask words of a pool's pairs: the first half, or the second.
+constexpr int kPoolWords = kMaskWords / 2;
+static_assert(kPoolWords * 2 == kMaskWords);
+int first_word(CommunicatorTable::PairPool pool) {
+    return pool == CommunicatorTable::PairPool::blocking ? 0 : kPoolWords;
+}
+
+}  // namespace
+
+bool CommunicatorTable::offer_pairs(PairPool pool, std::uint64_t priority,
+                                    std::vector<std::uint64_t>& offer) {
+    // The pool's part of the free-pair mask (zeros elsewhere) plus a status
+    // word: bit 0 clear when a member has no free pair, bit 1 set by members
+    // that offered their mask. Every member sees the same AND, so all fail
+    // together or all retry together.
+    offer.assign(kMaskWords + 1, 0);
+    std::lock_guard lock(mutex_);
+    Lending& lending = lending_[static_cast<std::size_t>(pool)];
+    // A retry waited since its last attempt: it leaves the queue to look.
+    if (const auto mine = std::find(lending.waiting.begin(), lending.waiting.end(), priority);
+        mine != lending.waiting.end())
+        lending.waiting.erase(mine);
+    const auto lowest_waiting = std::min_element(lending.waiting.begin(), lending.waiting.end());
+    const bool offering = !lending.mask_taken && (lowest_waiting == lending.waiting.end() ||
+                                                  *lowest_waiting >= priority);
+    if (!offering) {
+        offer[kMaskWords] = 1;
+        lending.waiting.push_back(priority);
+        return false;
+    }
+    lending.mask_taken = true;
+    const auto from = free_pairs_.begin() + first_word(pool);
+    std::copy(from, from + kPoolWords, offer.begin() + first_word(pool));
+    offer[kMaskWords] =
+        2 | std::any_of(from, from + kPoolWords, [](std::uint64_t w) { return w != 0; });
+    return true;
+}
+
+int CommunicatorTable::settle_offer(PairPool pool, std::uint64_t priority, bool offered,
+                                    int agreement, const std::vector<std::uint64_t>& agreed,
+                                    std::uint16_t& pair) {
+    std::lock_guard lock(mutex_);
+    Lending& lending = lending_[static_cast<std::size_t>(pool)];
+    if (offered) {
+        lending.mask_taken = false;
+    } else {
+        lending.waiting.erase(std::find(lending.waiting.begin(), lending.waiting.end(), priority));
+    }
+    if (agreement != MPI_SUCCESS) return agreement;
+    if ((agreed[kMaskWords] & 1) == 0) return MPI_ERR_OTHER;  // a member has none left
+    for (int word = first_word(pool); word < first_word(pool) + kPoolWords; ++word) {
+        if (agreed[word] == 0) continue;
+        const int bit = __builtin_ctzll(agreed[word]);
+        pair = static_cast<std::uint16_t>(word * 64 + bit);
+        free_pairs_[word] &= ~(std::uint64_t{1} << bit);
+        return MPI_SUCCESS;
+    }
+    if (agreed[kMaskWords] & 2) return MPI_ERR_OTHER;  // every member offered: no common id
+    // A member's mask was lent to another allocation: try again, waiting
+    // until then.
+    lending.waiting.push_back(priority);
+    return kRetry;
 }
 
 }  // namespace si::api

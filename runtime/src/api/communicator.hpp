@@ -3,6 +3,7 @@
 // other), and the error handler that reports errors raised on it.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -50,6 +51,12 @@ struct Communicator {
     p2p::CommRef ref() const {
         return p2p::CommRef{p2p_context(), rank, inter() ? remote_of : world_of};
     }
+    // The priority of a context allocation over this communicator that
+    // starts now (CommunicatorTable::allocate_pair): by context, then by the
+    // order of its collectives, which every member counts alike.
+    std::uint64_t allocation_priority() const {
+        return std::uint64_t{pair} << 32 | nonblocking_collectives;
+    }
 };
 
 // All communicators of the process. Every call looks one up, so lookups are a
@@ -74,12 +81,35 @@ class CommunicatorTable {
     // The same over any set of processes: `agree` ANDs this process's offer
     // (kMaskWords + 1 words) with every other participant's, so that all get
     // the same result; `priority` orders allocations waiting on one process
-    // and must be the same for every participant.
+    // and must be the same for every participant (allocation_priority()).
     using Agreement = std::function<int(const std::vector<std::uint64_t>& offer,
                                         std::vector<std::uint64_t>& agreed)>;
-    int allocate_pair(std::uint16_t priority, const Agreement& agree, std::uint16_t& pair);
+    int allocate_pair(std::uint64_t priority, const Agreement& agree, std::uint16_t& pair);
     static constexpr int kMaskWords = (((p2p::kMaxContext + 1) / 2) + 63) / 64;
     void release_pair(std::uint16_t pair);
+
+    // Blocking allocations (allocate_pair) and nonblocking ones
+    // (MPI_Comm_idup) draw on separate halves of the context pairs, each
+    // with its own mask below: an idup whose agreement is in flight, which
+    // may wait for a member still in a blocking communicator creation of
+    // another communicator, never keeps that creation from its pairs.
+    enum class PairPool : unsigned char { blocking, nonblocking };
+
+    // One attempt of an allocation, in two halves around the agreement, for
+    // allocate_pair's loop and for MPI_Comm_idup, whose agreement is a
+    // nonblocking schedule (comm_idup.cpp). offer_pairs fills `offer` and
+    // says whether it lent this process's free pairs of `pool` (then held
+    // until settle_offer); settle_offer takes the result: MPI_SUCCESS with
+    // `pair` taken, kRetry (an attempt must follow, with the same priority),
+    // or an error class. Between a kRetry and the next offer the allocation
+    // counts as waiting, so that none ordered after it takes the mask
+    // meanwhile.
+    static constexpr int kRetry = -1;
+    [[nodiscard]] bool offer_pairs(PairPool pool, std::uint64_t priority,
+                                   std::vector<std::uint64_t>& offer);
+    [[nodiscard]] int settle_offer(PairPool pool, std::uint64_t priority, bool offered,
+                                   int agreement, const std::vector<std::uint64_t>& agreed,
+                                   std::uint16_t& pair);
 
     static constexpr int kMaxCommunicators = (p2p::kMaxContext + 1) / 2;
 
@@ -90,12 +120,17 @@ class CommunicatorTable {
         std::make_unique<std::atomic<Communicator*>[]>(kMaxCommunicators + 1);
     // Context pairs in use by this process; a set bit means free.
     std::vector<std::uint64_t> free_pairs_;
-    // Only one allocation at a time may offer this process's free pairs (an
-    // allocation that cannot offers zeros and tries again); among waiting
-    // allocations the one on the parent with the lowest context goes first,
-    // which is the same on every process and so cannot livelock.
-    bool mask_taken_ = false;
-    std::vector<std::uint16_t> waiting_parents_;
+    // Per pool: only one allocation at a time may offer this process's free
+    // pairs (an allocation that cannot offers zeros and tries again); among
+    // waiting allocations the one of lowest priority goes first, which is
+    // the same on every process and so cannot livelock: once it waits or
+    // offers on every member, no other takes the mask there, and its next
+    // attempt has every member's offer.
+    struct Lending {
+        bool mask_taken = false;
+        std::vector<std::uint64_t> waiting;  // priorities
+    };
+    std::array<Lending, 2> lending_;  // by PairPool
 };
 
 // Makes a communicator of `world_of` (communicator rank -> world rank) in

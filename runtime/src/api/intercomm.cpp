@@ -97,7 +97,8 @@ int dup_intercommunicator(Call& call, const Communicator& inter, MPI_Comm* newco
     const auto agree = [&](const Mask& offer, Mask& agreed) {
         return agree_locally(inter, offer, agreed);
     };
-    if (int rc = table.allocate_pair(inter.pair, agree, pair)) return no_context(call, rc);
+    if (int rc = table.allocate_pair(inter.allocation_priority(), agree, pair))
+        return no_context(call, rc);
     std::uint16_t remote_pair = 0;
     if (int rc = swap_with_remote(inter, &pair, &remote_pair, sizeof pair)) {
         table.release_pair(pair);
@@ -154,7 +155,8 @@ int split_intercommunicator(Call& call, const Communicator& inter, int color, in
     const auto agree = [&](const Mask& offer, Mask& agreed) {
         return agree_locally(inter, offer, agreed);
     };
-    if (int rc = table.allocate_pair(inter.pair, agree, pair)) return no_context(call, rc);
+    if (int rc = table.allocate_pair(inter.allocation_priority(), agree, pair))
+        return no_context(call, rc);
     std::uint16_t remote_pair = 0;
     if (int rc = swap_with_remote(inter, &pair, &remote_pair, sizeof pair)) {
         table.release_pair(pair);
@@ -271,8 +273,10 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     const auto agree = [&](const Mask& offer, Mask& agreed) {
         return agree_across(*c, offer, agreed);
     };
-    if (int rc = table.allocate_pair(std::min(c->pair, c->remote_pair), agree, pair))
-        return no_context(call, rc);
+    // Both groups' members take part: the lower of the two pairs orders it.
+    const std::uint64_t priority =
+        std::uint64_t{std::min(c->pair, c->remote_pair)} << 32 | c->nonblocking_collectives;
+    if (int rc = table.allocate_pair(priority, agree, pair)) return no_context(call, rc);
     auto made = std::make_unique<Communicator>();
     made->rank = first ? c->rank : static_cast<int>(c->remote_of.size()) + c->rank;
     made->world_of = std::move(world_of);

@@ -1,16 +1,20 @@
-// The rooted collectives on an intercommunicator: broadcast, reduce, gather
-// and scatter with their v forms. The root passes MPI_ROOT, the rest of its
-// group MPI_PROC_NULL (they take no part, and nothing else they pass is
-// looked at), and the other group the root's rank in the root's group. The
-// root's buffer holds one block per rank of the other group. MPI_IN_PLACE is
-// refused wherever a buffer is significant, with MPI_ERR_BUFFER as MPICH
-// does. The algorithms are in coll/intercomm.cpp; the collectives without a
-// root run on intercommunicators from their own entry points
-// (run_collective).
-#include <optional>
+// The rooted collectives on an intercommunicator, blocking and nonblocking:
+// broadcast, reduce, gather and scatter with their v forms. The root passes
+// MPI_ROOT, the rest of its group MPI_PROC_NULL (they take no part, and
+// nothing else they pass is looked at), and the other group the root's rank
+// in the root's group. The root's buffer holds one block per rank of the
+// other group. MPI_IN_PLACE is refused wherever a buffer is significant, with
+// MPI_ERR_BUFFER as MPICH does. Arguments are packed into BlockArguments, as
+// for the intracommunicator gathers (block_arguments.cpp), and the schedules
+// of coll/intercomm.hpp run or start from them (run_or_start). A process that
+// takes no part still makes its (empty) schedule: a nonblocking one must
+// count the communicator's tag ranges as the others do, and get a request.
+// The collectives without a root run on intercommunicators from their own
+// entry points.
 #include <vector>
 
 #include "api/collective_args.hpp"
+#include "api/nonblocking.hpp"
 #include "api/runtime.hpp"
 
 namespace si::api {
@@ -57,154 +61,172 @@ int buffer_arguments(Call& call, const void* buffer, int count, MPI_Datatype dat
                         send ? "sendtype" : "recvtype");
 }
 
-// A gather at the root: the blocks of `blocks` from the other group's ranks.
-int gather_at_root(Call& call, const Communicator& c, coll::Blocks blocks) {
-    std::string detail;
-    const int rc = coll::gather(inter_collective_context(c, &detail), nullptr, 0, blocks, MPI_ROOT);
-    return finish_collective(call, rc, detail);
-}
-
 // A gather in the other group: one message to the root.
-int gather_from_member(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
-                       MPI_Datatype sendtype, int root) {
+int member_send(Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                BlockArguments& a) {
     const Type* stype = nullptr;
     if (int rc = buffer_arguments(call, sendbuf, sendcount, sendtype, stype, true)) return rc;
-    const Outgoing message(sendbuf, items(sendcount), *stype);
-    std::string detail;
-    const int rc = coll::gather(inter_collective_context(c, &detail), message.data(),
-                                message.bytes(), coll::Blocks{}, root);
-    return finish_collective(call, rc, detail);
-}
-
-// A scatter at the root: the blocks of `blocks` to the other group's ranks.
-int scatter_from_root(Call& call, const Communicator& c, coll::Blocks blocks) {
-    std::string detail;
-    const int rc =
-        coll::scatter(inter_collective_context(c, &detail), blocks, nullptr, 0, MPI_ROOT);
-    return finish_collective(call, rc, detail);
+    a.message.emplace(sendbuf, items(sendcount), *stype);
+    return MPI_SUCCESS;
 }
 
 // A scatter in the other group: one block from the root.
-int scatter_to_member(Call& call, const Communicator& c, void* recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root) {
+int member_receive(Call& call, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   BlockArguments& a) {
     const Type* rtype = nullptr;
     if (int rc = buffer_arguments(call, recvbuf, recvcount, recvtype, rtype, false)) return rc;
-    Incoming room(recvbuf, items(recvcount), *rtype);
-    std::string detail;
-    const int rc = coll::scatter(inter_collective_context(c, &detail), coll::Blocks{}, room.data(),
-                                 room.capacity(), root);
-    room.unpack(room.capacity());
-    return finish_collective(call, rc, detail);
+    a.room.emplace(recvbuf, items(recvcount), *rtype);
+    return MPI_SUCCESS;
+}
+
+// The one message this process sends, and the one buffer it receives into,
+// if any (the rest of the root's group has neither).
+const void* sent(const BlockArguments& a) {
+    return a.message ? a.message->data() : nullptr;
+}
+std::size_t sent_bytes(const BlockArguments& a) {
+    return a.message ? a.message->bytes() : 0;
+}
+void* room(const BlockArguments& a) {
+    return a.room ? a.room->data() : nullptr;
+}
+std::size_t room_bytes(const BlockArguments& a) {
+    return a.room ? a.room->capacity() : 0;
+}
+
+int gather(Call& call, Communicator& c, BlockArguments& a, int root, MPI_Request* request) {
+    return run_or_start(call, c, coll::Tag::gather, a, request, [&](coll::Schedule& s) {
+        coll::add_inter_gather(s, sent(a), sent_bytes(a), a.recv_blocks, root);
+    });
+}
+
+int scatter(Call& call, Communicator& c, BlockArguments& a, int root, MPI_Request* request) {
+    return run_or_start(call, c, coll::Tag::scatter, a, request, [&](coll::Schedule& s) {
+        coll::add_inter_scatter(s, a.send_blocks, room(a), room_bytes(a), root);
+    });
 }
 
 }  // namespace
 
-int inter_bcast(Call& call, const Communicator& c, void* buffer, int count, MPI_Datatype datatype,
-                int root) {
+int inter_bcast(Call& call, Communicator& c, void* buffer, int count, MPI_Datatype datatype,
+                int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
-    const Type* type = nullptr;
-    if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
-    if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
-    const bool is_root = role == Role::root;
-    Incoming room(buffer, items(count), *type, is_root);
-    std::string detail;
-    const int rc =
-        coll::bcast(inter_collective_context(c, &detail), room.data(), room.capacity(), root);
-    if (!is_root) room.unpack(room.capacity());
-    return finish_collective(call, rc, detail);
+    BlockArguments a;
+    if (role != Role::idle) {
+        const Type* type = nullptr;
+        if (int rc = call.message(buffer, count, datatype, type, "buffer")) return rc;
+        if (int rc = refuse_in_place(call, buffer, "buffer", "in no broadcast")) return rc;
+        // The root only sends: its data travels packed and nothing comes back.
+        if (role == Role::root)
+            a.message.emplace(buffer, items(count), *type);
+        else
+            a.room.emplace(buffer, items(count), *type);
+    }
+    return run_or_start(call, c, coll::Tag::bcast, a, request, [&](coll::Schedule& s) {
+        void* data = role == Role::root ? const_cast<void*>(sent(a)) : room(a);
+        coll::add_inter_bcast(s, data, role == Role::root ? sent_bytes(a) : room_bytes(a), root);
+    });
 }
 
-int inter_reduce(Call& call, const Communicator& c, const void* sendbuf, void* recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root) {
+int inter_reduce(Call& call, Communicator& c, const void* sendbuf, void* recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
     const Type* type = nullptr;
     const datatype::Op* reduction = nullptr;
-    std::string detail;
+    BlockArguments a;
     if (role == Role::root) {
         if (int rc = refuse_in_place(call, recvbuf, "recvbuf", kNowhereOnInter)) return rc;
         if (int rc = call.message(recvbuf, count, datatype, type, "recvbuf")) return rc;
         if (int rc = call.reduction(op, *type, reduction)) return rc;
-        Incoming room(recvbuf, items(count), *type);
-        const int rc = coll::reduce(inter_collective_context(c, &detail), nullptr, room.data(),
-                                    count, *type, *reduction, MPI_ROOT);
-        room.unpack(room.capacity());
-        return finish_collective(call, rc, detail);
+        a.room.emplace(recvbuf, items(count), *type);
+    } else if (role == Role::member) {
+        if (int rc = refuse_in_place(call, sendbuf, "sendbuf", kNowhereOnInter)) return rc;
+        if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
+            return rc;
+        a.message.emplace(sendbuf, items(count), *type);
     }
-    if (int rc = refuse_in_place(call, sendbuf, "sendbuf", kNowhereOnInter)) return rc;
-    if (int rc = reduce_arguments(call, sendbuf, recvbuf, count, datatype, op, type, reduction))
-        return rc;
-    const Outgoing message(sendbuf, items(count), *type);
-    const int rc = coll::reduce(inter_collective_context(c, &detail), message.data(), nullptr,
-                                count, *type, *reduction, root);
-    return finish_collective(call, rc, detail);
+    return run_or_start(call, c, coll::Tag::reduce, a, request, [&](coll::Schedule& s) {
+        if (role != Role::idle)
+            coll::add_inter_reduce(s, sent(a), room(a), items(count), *type, *reduction, root);
+    });
 }
 
-int inter_gather(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+int inter_gather(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root) {
+                 int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
-    if (role == Role::member)
-        return gather_from_member(call, c, sendbuf, sendcount, sendtype, root);
-    const Type* rtype = nullptr;
-    if (int rc = buffer_arguments(call, recvbuf, recvcount, recvtype, rtype, false)) return rc;
-    Incoming room(recvbuf, items(recvcount) * items(c.peers()), *rtype);
-    const int rc = gather_at_root(
-        call, c, coll::regular_blocks(room.data(), c.peers(), rtype->bytes(items(recvcount))));
-    room.unpack(room.capacity());
-    return rc;
+    BlockArguments a;
+    if (role == Role::member) {
+        if (int rc = member_send(call, sendbuf, sendcount, sendtype, a)) return rc;
+    } else if (role == Role::root) {
+        const Type* rtype = nullptr;
+        if (int rc = buffer_arguments(call, recvbuf, recvcount, recvtype, rtype, false)) return rc;
+        a.room.emplace(recvbuf, items(recvcount) * items(c.peers()), *rtype);
+        a.recv_blocks =
+            coll::regular_blocks(a.room->data(), c.peers(), rtype->bytes(items(recvcount)));
+    }
+    return gather(call, c, a, root, request);
 }
 
-int inter_gatherv(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+int inter_gatherv(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
-                  MPI_Datatype recvtype, int root) {
+                  MPI_Datatype recvtype, int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
-    if (role == Role::member)
-        return gather_from_member(call, c, sendbuf, sendcount, sendtype, root);
-    std::vector<Layout> layout;
-    if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c.peers(), kRecvNames,
-                               layout))
-        return rc;
-    const BlockBuffer room(recvbuf, layout, false);
-    const int rc = gather_at_root(call, c, room.blocks());
-    room.unpack();
-    return rc;
+    BlockArguments a;
+    if (role == Role::member) {
+        if (int rc = member_send(call, sendbuf, sendcount, sendtype, a)) return rc;
+    } else if (role == Role::root) {
+        std::vector<Layout> layout;
+        if (int rc = vector_layout(call, recvbuf, recvcounts, displs, recvtype, c.peers(),
+                                   kRecvNames, layout))
+            return rc;
+        a.arriving.emplace(recvbuf, layout, false);
+        const coll::Blocks blocks = a.arriving->blocks();
+        a.recv_blocks.assign(blocks.begin(), blocks.end());
+    }
+    return gather(call, c, a, root, request);
 }
 
-int inter_scatter(Call& call, const Communicator& c, const void* sendbuf, int sendcount,
+int inter_scatter(Call& call, Communicator& c, const void* sendbuf, int sendcount,
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root) {
+                  int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
-    if (role == Role::member) return scatter_to_member(call, c, recvbuf, recvcount, recvtype, root);
-    const Type* stype = nullptr;
-    if (int rc = buffer_arguments(call, sendbuf, sendcount, sendtype, stype, true)) return rc;
-    const Outgoing message(sendbuf, items(sendcount) * items(c.peers()), *stype);
-    return scatter_from_root(
-        call, c, coll::regular_blocks(message.data(), c.peers(), stype->bytes(items(sendcount))));
+    BlockArguments a;
+    if (role == Role::member) {
+        if (int rc = member_receive(call, recvbuf, recvcount, recvtype, a)) return rc;
+    } else if (role == Role::root) {
+        const Type* stype = nullptr;
+        if (int rc = buffer_arguments(call, sendbuf, sendcount, sendtype, stype, true)) return rc;
+        a.message.emplace(sendbuf, items(sendcount) * items(c.peers()), *stype);
+        a.send_blocks =
+            coll::regular_blocks(a.message->data(), c.peers(), stype->bytes(items(sendcount)));
+    }
+    return scatter(call, c, a, root, request);
 }
 
-int inter_scatterv(Call& call, const Communicator& c, const void* sendbuf, const int sendcounts[],
+int inter_scatterv(Call& call, Communicator& c, const void* sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root) {
+                   MPI_Datatype recvtype, int root, MPI_Request* request) {
     Role role{};
     if (int rc = role_of(call, c, root, role)) return rc;
-    if (role == Role::idle) return MPI_SUCCESS;
-    if (role == Role::member) return scatter_to_member(call, c, recvbuf, recvcount, recvtype, root);
-    std::vector<Layout> layout;
-    if (int rc = vector_layout(call, sendbuf, sendcounts, displs, sendtype, c.peers(), kSendNames,
-                               layout))
-        return rc;
-    const BlockBuffer message(sendbuf, layout, true);
-    return scatter_from_root(call, c, message.blocks());
+    BlockArguments a;
+    if (role == Role::member) {
+        if (int rc = member_receive(call, recvbuf, recvcount, recvtype, a)) return rc;
+    } else if (role == Role::root) {
+        std::vector<Layout> layout;
+        if (int rc = vector_layout(call, sendbuf, sendcounts, displs, sendtype, c.peers(),
+                                   kSendNames, layout))
+            return rc;
+        a.leaving.emplace(sendbuf, layout, true);
+        const coll::Blocks blocks = a.leaving->blocks();
+        a.send_blocks.assign(blocks.begin(), blocks.end());
+    }
+    return scatter(call, c, a, root, request);
 }
 
 }  // namespace si::api

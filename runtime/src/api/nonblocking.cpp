@@ -1,13 +1,16 @@
 // What every nonblocking collective shares (nonblocking.hpp; their entry
-// points are in collective.cpp, reduction.cpp and collective_blocks.cpp,
-// beside the blocking forms): the blocking calls' argument checks, then the
-// collective layer's schedule for the algorithm, started on the progress
-// engine (coll/schedule.hpp). Each gets a tag range of its own
-// (coll::nonblocking_tag_base), so that several may be in flight on one
-// communicator, beside its blocking collectives. Data of a non-contiguous
-// datatype travels packed (Outgoing, Incoming) in buffers the schedule keeps,
-// and its last step unpacks what arrived. Intercommunicators are refused for
-// now.
+// points are in collective.cpp, reduction.cpp, collective_blocks.cpp and
+// intercomm_collective.cpp, beside the blocking forms): the blocking calls'
+// argument checks, then the collective layer's schedule for the algorithm,
+// started on the progress engine (coll/schedule.hpp). Each gets a tag range
+// of its own (coll::nonblocking_tag_base), so that several may be in flight
+// on one communicator, beside its blocking collectives; on an
+// intercommunicator two, since the groups' own steps and the traffic between
+// them arrive on one context (coll/intercomm.hpp). Every process of a
+// communicator starts its collectives in the same order (MPI requires it), so
+// all count the same ranges. Data of a non-contiguous datatype travels packed
+// (Outgoing, Incoming) in buffers the schedule keeps, and its last step
+// unpacks what arrived.
 #include <memory>
 #include <vector>
 
@@ -23,18 +26,25 @@ namespace si::api {
 
 int start_nonblocking(Call& call, MPI_Comm comm, MPI_Request* request, Communicator*& c) {
     if (int rc = call.not_null(request, "request")) return rc;
-    if (int rc = start_collective(call, comm, c)) return rc;
-    if (c->inter())
-        return call.fail(MPI_ERR_COMM,
-                         "comm is an intercommunicator: this runtime's nonblocking collectives "
-                         "run on intracommunicators only so far");
-    return MPI_SUCCESS;
+    return start_collective(call, comm, c);
+}
+
+coll::Context next_nonblocking_context(Communicator& c) {
+    coll::Context ctx = collective_context(c);
+    ctx.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
+    return ctx;
+}
+
+coll::InterContext next_nonblocking_inter_context(Communicator& c) {
+    coll::InterContext ctx = inter_collective_context(c);
+    ctx.remote.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
+    ctx.local.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
+    return ctx;
 }
 
 std::unique_ptr<coll::Schedule> new_schedule(Communicator& c, coll::Tag tag) {
-    coll::Context ctx = collective_context(c);
-    ctx.tag_base = coll::nonblocking_tag_base(c.nonblocking_collectives++);
-    return std::make_unique<coll::Schedule>(ctx, tag);
+    if (c.inter()) return std::make_unique<coll::Schedule>(next_nonblocking_inter_context(c), tag);
+    return std::make_unique<coll::Schedule>(next_nonblocking_context(c), tag);
 }
 
 void finish_with_unpack(coll::Schedule& schedule, std::shared_ptr<const Incoming> room,

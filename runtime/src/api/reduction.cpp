@@ -2,10 +2,11 @@
 // MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block), MPI_Scan,
 // MPI_Exscan and their MPI_I* forms. Both check their arguments and pack them
 // the same way (prepare_*), then either run the collective layer's schedule
-// or start it (nonblocking.hpp). On an intercommunicator the blocking calls
-// run the layer's intercommunicator algorithms (run_collective), where
-// MPI_IN_PLACE is refused, except MPI_Reduce, whose root means something else
-// there (intercomm_collective.cpp).
+// or start it (nonblocking.hpp). On an intercommunicator they run the
+// layer's intercommunicator algorithms (run_collective, add_inter_*), where
+// MPI_IN_PLACE is refused, except MPI_Reduce and MPI_Ireduce, whose root
+// means something else there (intercomm_collective.cpp); MPI defines no
+// prefix reduction there.
 #include <climits>
 #include <memory>
 #include <span>
@@ -144,8 +145,12 @@ int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvb
         return rc;
     if (request != nullptr)
         return start(c, coll::Tag::reduce_scatter, r, request, [&](coll::Schedule& s) {
-            coll::add_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts), *r.type,
-                                     *r.op);
+            if (c.inter())
+                coll::add_inter_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts),
+                                               *r.type, *r.op);
+            else
+                coll::add_reduce_scatter(s, r.message->data(), r.recv(), as_items(counts),
+                                         *r.type, *r.op);
         });
     std::string detail;
     const int rc = run_collective(c, detail, [&](const auto& ctx) {
@@ -160,9 +165,9 @@ int prefix_reduction(const char* function, const void* sendbuf, void* recvbuf, i
                      bool nonblocking, MPI_Request* request) {
     Call call(function);
     Communicator* c = nullptr;
-    if (int rc = nonblocking ? start_nonblocking(call, comm, request, c)
-                             : start_intra_collective(call, comm, c))
-        return rc;
+    if (nonblocking)
+        if (int rc = call.not_null(request, "request")) return rc;
+    if (int rc = start_intra_collective(call, comm, c)) return rc;
     Reduction r;
     if (int rc = prepare_everywhere(call, *c, sendbuf, recvbuf, count, datatype, op, exclusive, r))
         return rc;
@@ -186,7 +191,8 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     Call call("MPI_Reduce");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    if (c->inter()) return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root);
+    if (c->inter())
+        return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, nullptr);
     Reduction r;
     if (int rc = prepare_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, r))
         return rc;
@@ -202,6 +208,8 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     Call call("MPI_Ireduce");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
+    if (c->inter())
+        return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, request);
     Reduction r;
     if (int rc = prepare_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, r))
         return rc;
@@ -236,7 +244,10 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     if (int rc = prepare_everywhere(call, *c, sendbuf, recvbuf, count, datatype, op, false, r))
         return rc;
     return start(*c, coll::Tag::reduce, r, request, [&](coll::Schedule& s) {
-        coll::add_allreduce(s, r.send(), r.recv(), items(count), *r.type, *r.op);
+        if (c->inter())
+            coll::add_inter_allreduce(s, r.send(), r.recv(), items(count), *r.type, *r.op);
+        else
+            coll::add_allreduce(s, r.send(), r.recv(), items(count), *r.type, *r.op);
     });
 }
 

@@ -1,12 +1,12 @@
 // One rank's part in one collective call: posts sends and receives on the
 // collective context under the operation's tag, waits for them, and keeps the
-// first error. Internal to the coll layer.
+// first error; for the neighbourhood collectives, the only ones that are not
+// schedules (schedule.hpp). Also the collectives' tags and the size checks
+// both share. Internal to the coll layer.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstring>
-#include <memory>
 
 #include "coll/collectives.hpp"
 
@@ -90,76 +90,6 @@ class Channel {
     const Context& ctx_;
     int tag_;
     int error_ = MPI_SUCCESS;
-};
-
-// Requests of one call in flight, at most kMaxOutstanding: adding one more
-// first waits for the oldest. Destruction waits for the rest.
-class Window {
-  public:
-    explicit Window(Channel& channel) : channel_(channel) {}
-    Window(const Window&) = delete;
-    Window& operator=(const Window&) = delete;
-    ~Window() { drain(); }
-
-    void send(const void* buffer, std::size_t bytes, int dest) {
-        make_room();
-        push(Entry{channel_.isend(buffer, bytes, dest), 0, false});
-    }
-    void recv(void* buffer, std::size_t bytes, int source) {
-        make_room();
-        push(Entry{channel_.irecv(buffer, bytes, source), bytes, true});
-    }
-    void drain() {
-        while (count_ > 0) wait_oldest();
-    }
-
-  private:
-    struct Entry {
-        p2p::Request* request;
-        std::size_t expected;
-        bool receive;
-    };
-    void make_room() {
-        if (count_ == kMaxOutstanding) wait_oldest();
-    }
-    void push(Entry entry) {
-        entries_[(first_ + count_) % kMaxOutstanding] = entry;
-        ++count_;
-    }
-    void wait_oldest() {
-        const Entry entry = entries_[first_];
-        first_ = (first_ + 1) % kMaxOutstanding;
-        --count_;
-        if (entry.receive)
-            channel_.wait_recv(entry.request, entry.expected);
-        else
-            channel_.wait_send(entry.request);
-    }
-
-    Channel& channel_;
-    std::array<Entry, kMaxOutstanding> entries_{};
-    int first_ = 0;
-    int count_ = 0;
-};
-
-
-// Temporary bytes for one call, in one allocation; parts start on cache-line
-// boundaries so that typed kernels may work on them.
-class Scratch {
-  public:
-    static constexpr std::size_t kAlign = 64;
-    static std::size_t round(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
-    explicit Scratch(std::size_t bytes)
-        : data_(bytes > 0 ? new (std::align_val_t{kAlign}) std::byte[bytes] : nullptr) {}
-
-    std::byte* at(std::size_t offset) const { return data_.get() + offset; }
-
-  private:
-    struct Free {
-        void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{kAlign}); }
-    };
-    std::unique_ptr<std::byte[], Free> data_;
 };
 
 // memcpy that accepts null pointers when there is nothing to copy.

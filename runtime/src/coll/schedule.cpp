@@ -4,15 +4,34 @@
 
 namespace si::coll {
 
+Schedule::Peers Schedule::peers_of(const Context& ctx, Tag tag) {
+    Peers peers;
+    peers.comm = ctx.comm;
+    peers.context = ctx.context;
+    peers.send_context = ctx.send_context.value_or(ctx.context);
+    peers.tag = ctx.tag_base + static_cast<int>(tag);
+    return peers;
+}
+
 Schedule::Schedule(const Context& ctx, Tag tag)
     : engine_(ctx.engine),
-      comm_(ctx.comm),
-      context_(ctx.context),
-      send_context_(ctx.send_context.value_or(ctx.context)),
-      tag_(ctx.tag_base + static_cast<int>(tag)),
+      groups_{peers_of(ctx, tag), Peers{}},
       detail_(ctx.detail),
       algorithms_(ctx.algorithms) {
     steps_.reserve(8);  // a barrier or a broadcast on up to 16 ranks
+}
+
+Schedule::Schedule(const InterContext& ctx, Tag tag)
+    : engine_(ctx.local.engine),
+      groups_{peers_of(ctx.local, tag), peers_of(ctx.remote, tag)},
+      inter_(true),
+      detail_(ctx.local.detail),
+      algorithms_(ctx.local.algorithms) {
+    steps_.reserve(8);
+}
+
+void Schedule::address(Group group) {
+    addressed_ = inter_ ? static_cast<std::size_t>(group) : 0;
 }
 
 void Schedule::send(const void* data, std::size_t bytes, int peer) {
@@ -20,6 +39,7 @@ void Schedule::send(const void* data, std::size_t bytes, int peer) {
     step.data = const_cast<void*>(data);
     step.bytes = bytes;
     step.peer = peer;
+    step.group = static_cast<Group>(addressed_);
     steps_.push_back(std::move(step));
 }
 
@@ -28,6 +48,7 @@ void Schedule::recv(void* data, std::size_t bytes, int peer) {
     step.data = data;
     step.bytes = bytes;
     step.peer = peer;
+    step.group = static_cast<Group>(addressed_);
     steps_.push_back(std::move(step));
 }
 
@@ -117,12 +138,18 @@ int Schedule::run() {
     return error;
 }
 
-p2p::Request* Schedule::start(std::unique_ptr<Schedule> schedule) {
-    schedule->next_round();
+void Schedule::detach() {
+    next_round();
     // Nobody waits for the description, and the communicator may go first.
-    schedule->detail_ = nullptr;
-    schedule->world_of_.assign(schedule->comm_.world_of.begin(), schedule->comm_.world_of.end());
-    schedule->comm_.world_of = schedule->world_of_;
+    detail_ = nullptr;
+    for (Peers& peers : groups_) {
+        peers.world_of.assign(peers.comm.world_of.begin(), peers.comm.world_of.end());
+        peers.comm.world_of = peers.world_of;
+    }
+}
+
+p2p::Request* Schedule::start(std::unique_ptr<Schedule> schedule) {
+    schedule->detach();
     p2p::Engine& engine = schedule->engine_;
     return engine.start(std::move(schedule));
 }
@@ -138,12 +165,14 @@ void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
         if (!steps_[i].message()) run_local(steps_[i]);
     for (std::size_t i = round_; i < end; ++i) {
         Step& step = steps_[i];
+        if (!step.message()) continue;
+        const Peers& to = peers(step.group);
         if (step.kind == Step::Kind::recv)
-            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, tag_, comm_,
-                                               context_, blocking_);
-        else if (step.kind == Step::Kind::send)
-            step.request = engine.isend_locked(step.data, step.bytes, step.peer, tag_, comm_,
-                                               send_context_, p2p::SendMode::standard);
+            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, to.tag, to.comm,
+                                               to.context, blocking_);
+        else
+            step.request = engine.isend_locked(step.data, step.bytes, step.peer, to.tag, to.comm,
+                                               to.send_context, p2p::SendMode::standard);
     }
     round_started_ = true;
     engine.count_collective_round();
@@ -163,7 +192,8 @@ bool Schedule::round_finished(p2p::Engine& engine, std::size_t end) {
         step.request = nullptr;
         std::string what;
         if (step.kind == Step::Kind::recv) {
-            if (const int error = check_receive(comm_.rank, result, step.bytes, what))
+            if (const int error = check_receive(peers(step.group).comm.rank, result, step.bytes,
+                                                what))
                 fail(error, std::move(what));
         } else if (result.error != MPI_SUCCESS) {
             fail(result.error, "a send of the collective failed");

@@ -13,8 +13,20 @@
 //   s.next_round();
 //   for (int child : children) s.send(buffer, bytes, child);
 //   return s.run();
+//
+// A schedule made from an InterContext (intercomm.hpp) addresses two groups
+// of peers, each with its own rank numbers, receive and send contexts and
+// tag: the local group (the intercommunicator's collective context, only
+// this group receiving on it, tags from the local tag base) and the remote
+// group (received on the same context, sent on the other group's, with the
+// call's own tags). A step belongs to the group addressed when it was added
+// (address()), which is also the group rank() and size() describe, so the
+// intracommunicator algorithms build a group's own steps unchanged. Both
+// groups' messages arrive on one context numbered from 0, so their tags,
+// never their ranks, keep them apart.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -24,6 +36,7 @@
 
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
+#include "coll/intercomm.hpp"
 #include "coll/scratch_pool.hpp"
 #include "datatype/op.hpp"
 #include "p2p/activity.hpp"
@@ -32,14 +45,24 @@ namespace si::coll {
 
 class Schedule final : public p2p::Activity {
   public:
+    // The peers a step addresses (see above).
+    enum class Group : unsigned char { local, remote };
+
     // Keeps what it needs of ctx; start() copies the communicator's ranks
     // too (a communicator may be freed while its collectives run).
     Schedule(const Context& ctx, Tag tag);
-    Schedule(const Schedule&) = delete;  // comm_ may point into world_of_
+    // Both groups of an intercommunicator; steps address the local one
+    // until address() says otherwise.
+    Schedule(const InterContext& ctx, Tag tag);
+    Schedule(const Schedule&) = delete;  // groups_ may point into their world_of
     Schedule& operator=(const Schedule&) = delete;
 
-    int rank() const { return comm_.rank; }
-    int size() const { return comm_.size(); }
+    // Steps added from now on go to `group` (remote: intercommunicators only).
+    void address(Group group);
+    // This process's rank in, and the size of, the group addressed. On the
+    // remote group, rank() is still this process's rank in its own group.
+    int rank() const { return groups_[addressed_].comm.rank; }
+    int size() const { return groups_[addressed_].comm.size(); }
     // SI_COLL_<NAME>, for the algorithms to choose from (select.hpp).
     const config::CollectiveAlgorithms& algorithms() const { return algorithms_; }
 
@@ -78,6 +101,11 @@ class Schedule final : public p2p::Activity {
     // Nonblocking: hands the schedule to the engine; the request completes
     // with its error class (no description: ctx.detail is not kept).
     static p2p::Request* start(std::unique_ptr<Schedule> schedule);
+    // What start() does before the engine takes the schedule: closes the
+    // last round, copies the ranks of both groups and drops ctx.detail. For
+    // a schedule that another activity advances itself, by calling
+    // advance() from its own (api/comm_idup.cpp).
+    void detach();
 
     bool advance(p2p::Engine& engine) override;
     int result() const override { return error_; }
@@ -88,6 +116,7 @@ class Schedule final : public p2p::Activity {
         explicit Step(Kind k) : kind(k) {}
         Kind kind;
         bool ends_round = false;
+        Group group = Group::local;  // messages: whose ranks `peer` numbers
         void* data = nullptr;  // a message's buffer; a local step's destination
         std::size_t bytes = 0;  // a message's or copy's bytes; combine: items
         int peer = 0;
@@ -105,12 +134,22 @@ class Schedule final : public p2p::Activity {
     // True once every message of the current round is done (taken and released).
     bool round_finished(p2p::Engine& engine, std::size_t end);
 
+    // One group of peers: its ranks, the contexts its messages arrive and
+    // leave on, and their tag.
+    struct Peers {
+        p2p::CommRef comm;
+        std::uint16_t context = 0;
+        std::uint16_t send_context = 0;
+        int tag = 0;
+        std::vector<int> world_of;  // detach(): the group's ranks, comm's from then on
+    };
+    static Peers peers_of(const Context& ctx, Tag tag);
+    const Peers& peers(Group group) const { return groups_[static_cast<std::size_t>(group)]; }
+
     p2p::Engine& engine_;
-    std::vector<int> world_of_;  // start(): the communicator's ranks, comm_'s from then on
-    p2p::CommRef comm_;
-    std::uint16_t context_;
-    std::uint16_t send_context_;
-    int tag_;
+    std::array<Peers, 2> groups_;  // by Group; the remote one unused on an intracommunicator
+    bool inter_ = false;
+    std::size_t addressed_ = 0;  // the Group new steps get, as an index
     std::string* detail_;
     config::CollectiveAlgorithms algorithms_;
 
