@@ -23,6 +23,7 @@
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
+#include "progress/counter.hpp"
 #include "progress/helper.hpp"
 #include "wake/wake_word.hpp"
 
@@ -35,8 +36,6 @@ struct InterruptStats {
     std::uint64_t blocked_wakes = 0;       // ... whose interrupt thread it woke
     std::uint64_t helper_rings = 0;        // sleeping helpers its sends and receives woke
 };
-
-using Counter = std::pair<std::string, std::uint64_t>;
 
 // Request::irb_entry of a posted receive that got no IRB entry.
 inline constexpr int kOutsideIrb = -2;
@@ -83,7 +82,7 @@ class SmartProgress final : private p2p::ProgressObserver {
     std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
     InterruptStats stats_;
     std::atomic<std::uint64_t> wakeups_{0};
-    std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that found nothing
+    std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that advanced nothing
     std::atomic<std::uint64_t> late_wakeups_{0};    // the application held the lock by then
     // From the helper's wake-up to the thread running (only the thread writes).
     std::atomic<std::uint64_t> wake_latency_ns_total_{0};
