@@ -271,7 +271,8 @@ void Runtime::stop() {
     if (coll::barrier(collective_context(*world, &detail)) != MPI_SUCCESS)
         log::warn("MPI_Finalize: the closing barrier failed ({}); ending anyway", detail);
     runtime->progress_thread.reset();
-    if (runtime->smart) runtime->smart->stop_helpers();
+    if (runtime->interrupt_progress) runtime->interrupt_progress->stop();
+    if (runtime->smart) runtime->smart->stop();
     runtime->write_stats();
     runtime->interrupt_progress.reset();
     runtime->smart.reset();

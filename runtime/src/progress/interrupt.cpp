@@ -39,7 +39,10 @@ InterruptProgress::InterruptProgress(p2p::Engine& engine, node::RankBlock& block
     thread_ = std::thread([this] { run(); });
 }
 
-InterruptProgress::~InterruptProgress() {
+InterruptProgress::~InterruptProgress() { stop(); }
+
+void InterruptProgress::stop() {
+    if (!thread_.joinable()) return;
     stop_.store(true);
     wake::post(*backend_, block_.interrupt_word);
     thread_.join();

@@ -34,6 +34,9 @@ class InterruptProgress {
     InterruptProgress(const InterruptProgress&) = delete;
     InterruptProgress& operator=(const InterruptProgress&) = delete;
 
+    // Ends the thread (the destructor does, if this was not called): after
+    // it, nothing touches the engine but the application.
+    void stop();
     std::vector<Counter> counters() const;
 
   private:

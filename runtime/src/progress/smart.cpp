@@ -153,11 +153,17 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
 
 SmartProgress::~SmartProgress() {
     engine_.set_progress_observer(nullptr);
-    stop_.store(true);
-    wake::post(*backend_, block_.interrupt_word);
-    thread_.join();
-    stop_helpers();
+    stop();
     if (helper_pidfd_ >= 0) ::close(helper_pidfd_);
+}
+
+void SmartProgress::stop() {
+    if (thread_.joinable()) {
+        stop_.store(true);
+        wake::post(*backend_, block_.interrupt_word);
+        thread_.join();
+    }
+    stop_helpers();
 }
 
 // ---- interrupt requests (called with the progress lock held) ------------------

@@ -51,9 +51,12 @@ class SmartProgress final : private p2p::ProgressObserver {
     SmartProgress& operator=(const SmartProgress&) = delete;
 
     // This rank's counters, and on a node's first rank its helpers' counters
-    // (valid once the helpers stopped, i.e. after stop_helpers()).
+    // (valid once the helpers stopped, i.e. after stop()).
     std::vector<Counter> counters() const;
-    void stop_helpers();
+    // Ends the interrupt thread, then (first rank of a node) the helpers:
+    // after it, nothing touches the engine but the application. The
+    // destructor does it if this was not called.
+    void stop();
 
   private:
     void receive_posted(p2p::Request& request, bool blocking) override;
@@ -64,6 +67,7 @@ class SmartProgress final : private p2p::ProgressObserver {
     std::optional<p2p::DirectTarget> claim_receive(int peer, std::uint64_t tuple) override;
     void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
     void run_interrupt_thread();
+    void stop_helpers();
     void check_helper_alive();
     void withdraw(p2p::Request& request);
 
