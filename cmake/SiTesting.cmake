@@ -246,9 +246,9 @@ endfunction()
 # Reads a testlist (si_parse_testlist_line) and registers each line for every
 # progression mode, and once against MPICH unless NO_REFERENCE.
 # A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
-# runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread and smart_h1
-# also carry the label tsan: a background thread is where threads of one
-# process race (smart_h2 adds no thread of its own, only a helper process).
+# runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread, interrupt and
+# smart_h1 also carry the label tsan: a background thread is where threads of
+# one process race (smart_h2 adds no thread of its own, only a helper process).
 function(si_add_testlist file)
   cmake_parse_arguments(L "NO_REFERENCE" "" "MODES;LAUNCHERS" ${ARGN})
   file(STRINGS ${file} lines)
@@ -264,7 +264,7 @@ function(si_add_testlist file)
     set(suffix ${TL_SUFFIX})
     foreach(mode IN LISTS L_MODES)
       set(labels integration)
-      if(mode STREQUAL "thread" OR mode STREQUAL "smart_h1")
+      if(mode STREQUAL "thread" OR mode STREQUAL "interrupt" OR mode STREQUAL "smart_h1")
         list(APPEND labels tsan)
       endif()
       if(mode MATCHES "^(.+)_h([0-9]+)$")

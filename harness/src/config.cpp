@@ -13,8 +13,8 @@ namespace si::harness {
 namespace {
 
 // This runtime's progression modes that exist today (README, SI_PROGRESS). The
-// architecture reserves interrupt and pef; add them here when the runtime has them.
-constexpr std::array<std::string_view, 3> kSimpiModes = {"none", "thread", "smart"};
+// architecture reserves pef; add it here when the runtime has it.
+constexpr std::array<std::string_view, 4> kSimpiModes = {"none", "thread", "interrupt", "smart"};
 
 }  // namespace
 
@@ -44,8 +44,8 @@ std::string Config::runtime_name() const {
 }
 
 std::string valid_config_names() {
-    return "simpi-none, simpi-thread, simpi-smart (one per helper count), simpi-smart-hN, "
-           "mpich, mpich-async, openmpi, openmpi-async";
+    return "simpi-none, simpi-thread, simpi-interrupt, simpi-smart (one per helper count), "
+           "simpi-smart-hN, mpich, mpich-async, openmpi, openmpi-async";
 }
 
 Config parse_config(std::string_view name) {
@@ -102,21 +102,23 @@ bool config_name_less(std::string_view a, std::string_view b) {
             group = 0;
         else if (name == "simpi-thread")
             group = 1;
-        else if (name.starts_with("simpi-smart-h")) {
+        else if (name == "simpi-interrupt")
             group = 2;
+        else if (name.starts_with("simpi-smart-h")) {
+            group = 3;
             try {
                 helpers = static_cast<int>(parse_count(name.substr(13), "helpers"));
             } catch (const std::invalid_argument&) {
                 helpers = 0;
             }
         } else if (name.starts_with("simpi-"))
-            group = 3;
-        else if (name == "mpich")
             group = 4;
-        else if (name == "mpich-async")
+        else if (name == "mpich")
             group = 5;
-        else if (name.starts_with("openmpi"))
+        else if (name == "mpich-async")
             group = 6;
+        else if (name.starts_with("openmpi"))
+            group = 7;
         return std::tuple(group, helpers, name);
     };
     return key(a) < key(b);

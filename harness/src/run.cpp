@@ -14,6 +14,7 @@
 
 #include "apps.hpp"
 #include "collectives.hpp"
+#include "counters.hpp"
 #include "derive.hpp"
 #include "gbench.hpp"
 #include "launch.hpp"
@@ -116,6 +117,7 @@ std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs) {
 void save(const std::string& dir, const std::vector<RunRecord>& runs, const Collected& collected,
           const std::string& profile_name) {
     write_runs((fs::path(dir) / "runs.csv").string(), runs);
+    write_counters((fs::path(dir) / "counters.csv").string(), collect_counters(dir, runs));
     write_rows((fs::path(dir) / "results.csv").string(), collected.rows,
                {{"profile", profile_name}, {"written_by", "sibench"}, {"date", utc_timestamp()}});
 }
@@ -193,6 +195,9 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
     }
     if (const std::string costs = format_gbench_summary(rows); !costs.empty())
         summary += (summary.empty() ? "" : "\n") + costs;
+    if (const std::string wakeups = format_wakeup_table(read_counters((dir / "counters.csv").string()));
+        !wakeups.empty())
+        summary += (summary.empty() ? "" : "\n") + wakeups;
     for (const auto& note : busy_notes(runs)) summary += "busy: " + note + '\n';
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
     std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
@@ -358,7 +363,7 @@ int run_sweep(const RunOptions& options) {
         dir = fs::path(options.out_dir) / profile.name /
               fmt::format("{}-{}", host, utc_stamp_compact());
     }
-    for (const char* sub : {"logs", "raw", "plots"}) fs::create_directories(dir / sub);
+    for (const char* sub : {"logs", "raw", "plots", "counters"}) fs::create_directories(dir / sub);
     dir = fs::absolute(dir).lexically_normal();
     if (options.run_dir.empty()) {
         const fs::path latest = dir.parent_path() / "latest";
@@ -399,6 +404,8 @@ int run_sweep(const RunOptions& options) {
         record.others_running = others_running();
         record.csv = "raw/" + run.id + ".csv";
         Command command = command_of(run, site, suites, (dir / record.csv).string());
+        if (run.config.runtime == Runtime::simpi)
+            command.env.emplace_back("SI_STATS", counters_prefix(dir.string(), run.id));
         const fs::path trace_prefix = dir / "trace" / run.id / "events";
         if (run.trace) {
             fs::create_directories(trace_prefix.parent_path());

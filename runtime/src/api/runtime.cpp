@@ -158,8 +158,13 @@ void Runtime::bring_up() {
         region.unlink();
         shm_segment.unlink();
     }
-    shm = std::make_unique<transport::shm::ShmTransport>(std::move(shm_segment), region, locality,
-                                                         layout);
+    auto shm_transport = std::make_unique<transport::shm::ShmTransport>(
+        std::move(shm_segment), region, locality, layout);
+    if (settings.progress == config::ProgressMode::interrupt) {
+        shm_transport->ring_interrupt_threads();
+        if (verbs_transport != nullptr) verbs_transport->also_ring(block.interrupt_word);
+    }
+    shm = std::move(shm_transport);
     if (plan.verbs_in_job) {
         if (verbs_transport != nullptr) verbs_transport->connect(*bootstrap);
         // Nobody sends before every queue pair is connected: a queue pair not
@@ -193,6 +198,9 @@ void Runtime::bring_up() {
     communicators.reset(locality.world_rank, locality.world_size);
     if (settings.progress == config::ProgressMode::thread)
         progress_thread = std::make_unique<progress::ProgressThread>(*engine);
+    if (settings.progress == config::ProgressMode::interrupt)
+        interrupt_progress = std::make_unique<progress::InterruptProgress>(*engine, block, settings,
+                                                                           verbs != nullptr);
     if (settings.progress == config::ProgressMode::smart)
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
 }
@@ -263,8 +271,10 @@ void Runtime::stop() {
     if (coll::barrier(collective_context(*world, &detail)) != MPI_SUCCESS)
         log::warn("MPI_Finalize: the closing barrier failed ({}); ending anyway", detail);
     runtime->progress_thread.reset();
-    if (runtime->smart) runtime->smart->stop_helpers();
+    if (runtime->interrupt_progress) runtime->interrupt_progress->stop();
+    if (runtime->smart) runtime->smart->stop();
     runtime->write_stats();
+    runtime->interrupt_progress.reset();
     runtime->smart.reset();
     trace::finish();  // every thread that records has stopped
     runtime->bootstrap->finalize();
@@ -288,6 +298,7 @@ void Runtime::write_stats() const {
         {"direct_write_bytes", s.direct_write_bytes},
         {"direct_writes_abandoned", s.direct_writes_abandoned},
         {"direct_deliveries", s.direct_deliveries},
+        {"messages_received", s.messages_received},
         {"unexpected", s.unexpected},
         {"send_retries", s.send_retries},
         {"progress_calls", s.progress_calls},
@@ -304,6 +315,9 @@ void Runtime::write_stats() const {
     };
     if (smart)
         for (progress::Counter& counter : smart->counters()) counters.push_back(std::move(counter));
+    if (interrupt_progress)
+        for (progress::Counter& counter : interrupt_progress->counters())
+            counters.push_back(std::move(counter));
     const int rank = locality.world_rank;
     if (settings.stats == "1") {
         std::string line = "counters:";

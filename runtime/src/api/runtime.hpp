@@ -16,6 +16,7 @@
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
+#include "progress/interrupt.hpp"
 #include "progress/progress_thread.hpp"
 #include "progress/smart.hpp"
 #include "transport/transport.hpp"
@@ -44,6 +45,7 @@ public:
     std::unique_ptr<p2p::ProgressLock> progress_lock;
     std::unique_ptr<p2p::Engine> engine;
     std::unique_ptr<progress::ProgressThread> progress_thread;
+    std::unique_ptr<progress::InterruptProgress> interrupt_progress;
     std::unique_ptr<progress::SmartProgress> smart;
     CommunicatorTable communicators;
     int thread_level = MPI_THREAD_SINGLE;

@@ -83,14 +83,16 @@ Apply int_in_range(int Settings::*field, long low, long high) {
 
 const std::vector<Knob>& table() {
     static const std::vector<Knob> knobs = {
-        {"SI_PROGRESS", "none|thread|smart", "none",
+        {"SI_PROGRESS", "none|thread|interrupt|smart", "none",
          "How messages progress while the application computes: none (only inside MPI "
-         "calls), thread (one polling progress thread per rank) or smart (SmartInterrupts: "
-         "helper processes wake a sleeping interrupt thread when a rendezvous request "
-         "arrives for a receive that asked for help).",
+         "calls), thread (one polling progress thread per rank), interrupt (one sleeping "
+         "thread per rank, woken by every message that arrives for it) or smart "
+         "(SmartInterrupts: helper processes wake a sleeping interrupt thread when a "
+         "rendezvous request arrives for a receive that asked for help).",
          "progress",
          choice<ProgressMode>({{"none", ProgressMode::none},
                                {"thread", ProgressMode::thread},
+                               {"interrupt", ProgressMode::interrupt},
                                {"smart", ProgressMode::smart}},
                               &Settings::progress)},
         {"SI_HELPERS", "count", "1",
@@ -108,7 +110,8 @@ const std::vector<Knob>& table() {
          "Where a rank's interrupt thread runs when a helper wakes it: helper (on the CPU "
          "the waking helper runs on, which no computing rank holds at that moment, so that "
          "the transfer does not slow the computation), rank (the CPUs the rank is bound "
-         "to, as in the thesis) or any (every CPU of the machine; the scheduler chooses).",
+         "to, as in the thesis) or any (every CPU of the machine; the scheduler chooses). "
+         "In SI_PROGRESS=interrupt, where the waker is the sending rank, helper means rank.",
          "progress",
          choice<InterruptPlacement>({{"helper", InterruptPlacement::helper},
                                      {"rank", InterruptPlacement::rank},

@@ -13,7 +13,7 @@
 
 namespace si::config {
 
-enum class ProgressMode { none, thread, smart };
+enum class ProgressMode { none, thread, interrupt, smart };
 enum class WakeBackend { futex, kmod };
 enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };

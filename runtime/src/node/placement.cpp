@@ -287,4 +287,12 @@ int core_cpu_of(const CpuTopology& topology, std::span<const int> cpus) {
     return -1;
 }
 
+void allow_calling_thread_every_cpu() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    for (long cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);  // this thread only (tid 0 = caller)
+}
+
 }  // namespace si::node

@@ -91,5 +91,8 @@ int spare_cpus(const CpuTopology& machine, std::span<const int> rank_cpus, CpuDe
 // On failure *error (if given) says why.
 bool bind_calling_thread(const std::vector<int>& cpus, std::string* error);
 bool bind_this_process(const std::vector<int>& cpus, std::string* error);
+// Lets the calling thread run on every CPU of the machine, whatever the
+// process is bound to (a runtime thread the scheduler may place anywhere).
+void allow_calling_thread_every_cpu();
 
 }  // namespace si::node

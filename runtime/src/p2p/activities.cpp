@@ -52,4 +52,9 @@ int Engine::progress_in_background() {
     return events;
 }
 
+int Engine::progress_before_sleep(bool& armed) {
+    armed = arm_transports();
+    return progress_in_background();
+}
+
 }  // namespace si::p2p

@@ -343,6 +343,7 @@ int Engine::flush_queued_sends() {
 // ---- receiving ----------------------------------------------------------------
 
 void Engine::message_arrived(const transport::Arrival& arrival) {
+    ++stats_.messages_received;
     const Tuple tuple = Tuple::unpack(arrival.tuple);
     if (tuple.kind == MessageKind::control) {
         ControlHeader control;
@@ -503,6 +504,7 @@ void Engine::finish_rendezvous(Request* request) {
 // ---- completion and progress ----------------------------------------------------
 
 void Engine::complete(Request* request) {
+    ++stats_.requests_completed;
     request->phase = Request::Phase::done;
     if (request->hook) {
         request->hook->completed(request->result);

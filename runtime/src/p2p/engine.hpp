@@ -195,6 +195,18 @@ class Engine final : private transport::Events {
     // The same, for a progress thread or an interrupt thread: what it
     // advances is counted as advanced in the background.
     int progress_in_background();
+    // For a background thread about to sleep until the transports ring
+    // (SI_PROGRESS=interrupt): arms them, so that what arrives from now on
+    // rings, then makes that pass. `armed` false: a transport could not arm,
+    // and the caller must not sleep long.
+    int progress_before_sleep(bool& armed);
+    // What makes a background pass useful to the application, counted: a
+    // request completed, an RDMA Read issued, a collective round started. A
+    // thread woken for a pass that changes none of them was woken in vain
+    // (an RTS whose receive is not posted, a credit message, ...).
+    std::uint64_t advances() const {
+        return stats_.requests_completed + stats_.rdma_reads + stats_.collective_rounds;
+    }
     // An Activity started a round of a collective (Stats::collective_rounds).
     void count_collective_round() {
         ++stats_.collective_rounds;

@@ -78,6 +78,14 @@ public:
         background_cpu_.store(::sched_getcpu(), std::memory_order_relaxed);
         return true;
     }
+    // lock_unless() for a background thread, which then says where it runs
+    // as try_lock_in_background() does.
+    template <typename Done>
+    bool lock_in_background_unless(Done done) {
+        if (!lock_unless(done)) return false;
+        background_cpu_.store(::sched_getcpu(), std::memory_order_relaxed);
+        return true;
+    }
     // How long a thread spins for a lock held on another CPU in the
     // background (the rank's SI_WAIT_SPIN_US; negative: no limit).
     void set_background_spin(std::chrono::nanoseconds budget) { background_spin_ = budget; }

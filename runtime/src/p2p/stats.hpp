@@ -20,6 +20,8 @@ struct Stats {
     // Claims given up because the receiver took the RTS meanwhile.
     std::uint64_t direct_writes_abandoned = 0;
     std::uint64_t direct_deliveries = 0;
+    std::uint64_t messages_received = 0;  // every arrival: eager data, RTS, FIN, ...
+    std::uint64_t requests_completed = 0;
     std::uint64_t unexpected = 0;       // arrivals that found no posted receive
     std::uint64_t send_retries = 0;     // sends queued because the peer had no free slot
     std::uint64_t progress_calls = 0;

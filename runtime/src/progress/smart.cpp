@@ -96,14 +96,6 @@ std::vector<HelperPlacement> helper_placement(const node::Region& region,
     return placement;
 }
 
-void allow_every_cpu() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
-    for (long cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);  // this thread only (tid 0 = caller)
-}
-
 }  // namespace
 
 SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
@@ -161,11 +153,17 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
 
 SmartProgress::~SmartProgress() {
     engine_.set_progress_observer(nullptr);
-    stop_.store(true);
-    wake::post(*backend_, block_.interrupt_word);
-    thread_.join();
-    stop_helpers();
+    stop();
     if (helper_pidfd_ >= 0) ::close(helper_pidfd_);
+}
+
+void SmartProgress::stop() {
+    if (thread_.joinable()) {
+        stop_.store(true);
+        wake::post(*backend_, block_.interrupt_word);
+        thread_.join();
+    }
+    stop_helpers();
 }
 
 // ---- interrupt requests (called with the progress lock held) ------------------
@@ -240,7 +238,8 @@ void SmartProgress::withdraw(p2p::Request& request) {
 // ---- the interrupt thread --------------------------------------------------------
 
 void SmartProgress::run_interrupt_thread() {
-    if (settings_.interrupt_placement == config::InterruptPlacement::any) allow_every_cpu();
+    if (settings_.interrupt_placement == config::InterruptPlacement::any)
+        node::allow_calling_thread_every_cpu();
     block_.interrupt_tid.store(static_cast<std::int32_t>(::gettid()), std::memory_order_release);
     trace::set_thread_role(trace::Thread::interrupt);
     p2p::ProgressLock& lock = engine_.lock();
@@ -267,9 +266,11 @@ void SmartProgress::run_interrupt_thread() {
             late_wakeups_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        const int events = engine_.progress_in_background();
+        const std::uint64_t before = engine_.advances();
+        engine_.progress_in_background();
+        const bool futile = engine_.advances() == before;
         lock.unlock();
-        if (events == 0) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
+        if (futile) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
     }
 }
 

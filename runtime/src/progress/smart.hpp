@@ -23,6 +23,7 @@
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
+#include "progress/counter.hpp"
 #include "progress/helper.hpp"
 #include "wake/wake_word.hpp"
 
@@ -35,8 +36,6 @@ struct InterruptStats {
     std::uint64_t blocked_wakes = 0;       // ... whose interrupt thread it woke
     std::uint64_t helper_rings = 0;        // sleeping helpers its sends and receives woke
 };
-
-using Counter = std::pair<std::string, std::uint64_t>;
 
 // Request::irb_entry of a posted receive that got no IRB entry.
 inline constexpr int kOutsideIrb = -2;
@@ -52,9 +51,12 @@ class SmartProgress final : private p2p::ProgressObserver {
     SmartProgress& operator=(const SmartProgress&) = delete;
 
     // This rank's counters, and on a node's first rank its helpers' counters
-    // (valid once the helpers stopped, i.e. after stop_helpers()).
+    // (valid once the helpers stopped, i.e. after stop()).
     std::vector<Counter> counters() const;
-    void stop_helpers();
+    // Ends the interrupt thread, then (first rank of a node) the helpers:
+    // after it, nothing touches the engine but the application. The
+    // destructor does it if this was not called.
+    void stop();
 
   private:
     void receive_posted(p2p::Request& request, bool blocking) override;
@@ -65,6 +67,7 @@ class SmartProgress final : private p2p::ProgressObserver {
     std::optional<p2p::DirectTarget> claim_receive(int peer, std::uint64_t tuple) override;
     void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
     void run_interrupt_thread();
+    void stop_helpers();
     void check_helper_alive();
     void withdraw(p2p::Request& request);
 
@@ -83,7 +86,7 @@ class SmartProgress final : private p2p::ProgressObserver {
     std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
     InterruptStats stats_;
     std::atomic<std::uint64_t> wakeups_{0};
-    std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that found nothing
+    std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that advanced nothing
     std::atomic<std::uint64_t> late_wakeups_{0};    // the application held the lock by then
     // From the helper's wake-up to the thread running (only the thread writes).
     std::atomic<std::uint64_t> wake_latency_ns_total_{0};

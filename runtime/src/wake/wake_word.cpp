@@ -17,8 +17,9 @@ SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
                                                                               : SleepResult::not_idle;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (word.load() == armed) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
+        // Rounded up: a timeout under a millisecond must still sleep.
+        const auto left =
+            std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         backend.wait(word, left);
     }

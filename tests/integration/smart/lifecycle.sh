@@ -6,6 +6,7 @@
 # 3. MPI_Finalize with a sleeping interrupt thread returns promptly.
 # 4. A sender killed with SIGKILL mid-transfer ends the job promptly: its
 #    receiver does not hang.
+# 3 and 4 run again under SI_PROGRESS=interrupt, whose thread sleeps too.
 set -u
 sirun=$1
 program=$2
@@ -42,21 +43,23 @@ status=$?
 notices=$(grep -c "helper (pid [0-9]*) died" "$work/out2")
 [ "$notices" -eq 2 ] || fail "expected one notice per rank (2), got $notices"
 
-"$sirun" --timeout 60 -n 2 "$program" finalize >"$work/out3" 2>&1
-status=$?
-[ "$status" -eq 0 ] && grep -qx "No Errors" "$work/out3" ||
-    fail "finalize scenario failed (status $status)"
-seconds=$(sed -n 's/^MPI_Finalize took \([0-9.]*\) s$/\1/p' "$work/out3")
-awk -v s="${seconds:-99}" 'BEGIN { exit !(s < 2.0) }' ||
-    fail "MPI_Finalize took ${seconds:-?} s with a sleeping interrupt thread"
+for mode in smart interrupt; do
+    SI_PROGRESS=$mode "$sirun" --timeout 60 -n 2 "$program" finalize >"$work/out3.$mode" 2>&1
+    status=$?
+    [ "$status" -eq 0 ] && grep -qx "No Errors" "$work/out3.$mode" ||
+        fail "$mode: finalize scenario failed (status $status)"
+    seconds=$(sed -n 's/^MPI_Finalize took \([0-9.]*\) s$/\1/p' "$work/out3.$mode")
+    awk -v s="${seconds:-99}" 'BEGIN { exit !(s < 2.0) }' ||
+        fail "$mode: MPI_Finalize took ${seconds:-?} s with a sleeping interrupt thread"
 
-start=$(date +%s)
-"$sirun" --timeout 60 -n 2 "$program" kill-sender >"$work/out4" 2>&1
-status=$?
-elapsed=$(($(date +%s) - start))
-[ "$status" -ne 0 ] || fail "a job whose sender was killed mid-transfer exited with status 0"
-[ "$status" -ne 124 ] || fail "a job whose sender was killed mid-transfer hung until the timeout"
-[ "$elapsed" -lt 30 ] || fail "a job whose sender was killed mid-transfer took $elapsed s to end"
+    start=$(date +%s)
+    SI_PROGRESS=$mode "$sirun" --timeout 60 -n 2 "$program" kill-sender >"$work/out4.$mode" 2>&1
+    status=$?
+    elapsed=$(($(date +%s) - start))
+    [ "$status" -ne 0 ] || fail "$mode: a job whose sender was killed mid-transfer exited with status 0"
+    [ "$status" -ne 124 ] || fail "$mode: a job whose sender was killed mid-transfer hung until the timeout"
+    [ "$elapsed" -lt 30 ] || fail "$mode: a job whose sender was killed mid-transfer took $elapsed s to end"
+done
 
 if [ "$failures" -ne 0 ]; then
     for f in "$work"/out*; do echo "--- $f"; cat "$f"; done

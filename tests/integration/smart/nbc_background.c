@@ -3,7 +3,8 @@
  * an MPI_Ibarrier on 4 ranks and computes 300 ms without calling MPI, while
  * rank 0 enters the barrier 100 ms late. The dissemination barrier's second
  * round can only start once rank 0's message has come, so on rank 1 it is
- * started by the progress thread (SI_PROGRESS=thread), counted in
+ * started by the progress thread (SI_PROGRESS=thread) or by the interrupt
+ * thread rank 0's message wakes (SI_PROGRESS=interrupt), counted in
  * collective_rounds_in_background, which must be > 0.
  */
 #include <stdio.h>

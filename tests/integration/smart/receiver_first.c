@@ -13,7 +13,8 @@
  * counters must also show how the data came: written by the blocked sender
  * itself (direct_deliveries, the default), or with SI_DIRECT_WRITE=off
  * through at least one wake-up of the interrupt thread, never a futile or
- * late one. A sender delay well beyond the helpers' polling period (0.5 s)
+ * late one; with SI_PROGRESS=interrupt, through wake-ups of the receiver's
+ * thread by the messages that arrive. A sender delay well beyond the helpers' polling period (0.5 s)
  * lets the helper fall asleep with the receive outstanding: a single-host
  * job's sender must ring it when its RTS is there (helper_rings), and the
  * helper must have slept (request_sleeps).
@@ -49,9 +50,9 @@ static int tail_arrived(const void* context) {
     return 1;
 }
 
-static int smart_mode(void) {
+static int progress_mode(const char* name) {
     const char* mode = getenv("SI_PROGRESS");
-    return mode != NULL && strcmp(mode, "smart") == 0;
+    return mode != NULL && strcmp(mode, name) == 0;
 }
 
 /* SI_DIRECT_WRITE=off: the thesis' path only (a helper wakes the receiver's
@@ -82,7 +83,15 @@ static int check_no_lost_wakeups(int nranks) {
 
 static int check_receiver_counters(int nranks, const int* notes) {
     int errs = g_expect_arrival ? check_no_lost_wakeups(nranks) : 0;
-    if (!smart_mode()) return errs;
+    if (progress_mode("interrupt")) {
+        for (int r = 1; r < nranks - (nranks % 2); r += 2) {
+            const long long wakeups = stats_counter(r, "wakeups");
+            errs += MT_CHECK(!notes[r] || wakeups >= 1,
+                             "rank %d: its data came without a wake-up of its thread", r);
+        }
+        return errs;
+    }
+    if (!progress_mode("smart")) return errs;
     if (g_sender_delay >= 0.5) {
         const long long slept = stats_sum(0, "helper", "_request_sleeps");
         errs += MT_CHECK(slept >= 1, "no helper slept with the receives outstanding (%lld)", slept);

@@ -71,11 +71,13 @@ TEST(SibenchConfig, NamesRoundTrip) {
 }
 
 TEST(SibenchConfig, LegendOrder) {
-    std::vector<std::string> names = {"mpich-async", "simpi-smart-h2", "mpich",
-                                      "simpi-none",  "simpi-smart-h1", "simpi-thread"};
+    std::vector<std::string> names = {"mpich-async",    "simpi-smart-h2", "mpich",
+                                      "simpi-none",     "simpi-smart-h1", "simpi-thread",
+                                      "simpi-interrupt"};
     std::sort(names.begin(), names.end(), config_name_less);
-    EXPECT_EQ(names, (std::vector<std::string>{"simpi-none", "simpi-thread", "simpi-smart-h1",
-                                               "simpi-smart-h2", "mpich", "mpich-async"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"simpi-none", "simpi-thread", "simpi-interrupt",
+                                               "simpi-smart-h1", "simpi-smart-h2", "mpich",
+                                               "mpich-async"}));
 }
 
 TEST(SibenchProfile, DefaultsAndStudyValues) {

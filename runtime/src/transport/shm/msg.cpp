@@ -36,7 +36,9 @@ Result ShmTransport::send(int peer, std::uint64_t tuple, std::span<const std::by
     ring.publish();
     // Publish, then ring: a receiver going to sleep cannot miss it
     // (wake/wake_word.hpp).
-    wake::wake_if_sleeping(*doorbell_backend_, region_.rank_block(receiver).doorbell);
+    node::RankBlock& block = region_.rank_block(receiver);
+    wake::wake_if_sleeping(*doorbell_backend_, block.doorbell);
+    if (ring_interrupt_threads_) wake::wake_if_sleeping(*doorbell_backend_, block.interrupt_word);
     return Result::done;
 }
 

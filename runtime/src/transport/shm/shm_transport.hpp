@@ -62,6 +62,9 @@ public:
     int progress(Events& events) override;
     // Every send rings the receiver's doorbell itself.
     Armed arm() override { return Armed::ok; }
+    // SI_PROGRESS=interrupt: every send also rings the receiver's interrupt
+    // thread (node::RankBlock::interrupt_word), whatever the message.
+    void ring_interrupt_threads() { ring_interrupt_threads_ = true; }
 
     // Publishes this process's probe word so peers can test cross-memory attach.
     static void publish_probe(node::RankBlock& block);
@@ -82,6 +85,7 @@ private:
     std::atomic<std::uint64_t>* my_icb_ = nullptr;
     std::vector<pid_t> pid_of_;           // by local index
     std::unique_ptr<wake::Backend> doorbell_backend_;
+    bool ring_interrupt_threads_ = false;
 };
 
 }  // namespace si::transport::shm

@@ -10,7 +10,9 @@
 // ibv_req_notify_cq is found by that pass; one after it raises an event, and
 // the notifier's ring either stops the futex wait or makes it return at once
 // (wake/wake_word.hpp). The thread costs nothing while nobody sleeps: it
-// runs only when an armed queue gets a completion. The alternative, having
+// runs only when an armed queue gets a completion. Under SI_PROGRESS=interrupt
+// it rings the rank's interrupt thread too (also_ring), which arms the queue
+// before it sleeps. The alternative, having
 // the engine sleep on the channel's descriptor itself, would miss the
 // shared-memory peers' doorbell; polling with a timeout would add its period
 // to every blocked receive from a verbs peer.
@@ -172,6 +174,7 @@ void VerbsTransport::run_notifier() {
         void* context = nullptr;
         while (::ibv_get_cq_event(channel_, &cq, &context) == 0) ::ibv_ack_cq_events(cq, 1);
         wake::wake_if_sleeping(*doorbell_backend_, doorbell_);
+        if (also_ring_ != nullptr) wake::wake_if_sleeping(*doorbell_backend_, *also_ring_);
     }
 }
 

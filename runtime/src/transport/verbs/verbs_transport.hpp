@@ -117,6 +117,9 @@ class VerbsTransport final : public Transport {
                       std::uint64_t cookie) override;
     int progress(Events& events) override;
     Armed arm() override;
+    // SI_PROGRESS=interrupt: the notifier rings `word` (the rank's interrupt
+    // thread) as well as the doorbell. Before the first arm().
+    void also_ring(std::atomic<std::uint32_t>& word) { also_ring_ = &word; }
     // Verbs writes only into registered memory: no direct delivery.
     std::size_t messages_in_flight(int) const override { return 0; }
     bool last_message_untaken(int) const override { return false; }
@@ -230,6 +233,7 @@ class VerbsTransport final : public Transport {
     // channel and rings the doorbell, started by the first arm().
     std::atomic<std::uint32_t>& doorbell_;
     std::unique_ptr<wake::Backend> doorbell_backend_;
+    std::atomic<std::uint32_t>* also_ring_ = nullptr;
     int stop_fd_ = -1;
     std::thread notifier_;
     bool arm_failed_ = false;
