@@ -82,6 +82,33 @@ static void expect(Batch* b, const char* what, const item* got, const item* want
     ++b->nchecks;
 }
 
+/* The blocks of a v-form gather: this rank sends vcount(its group, rank)
+ * items; remote rank j's vcount(its group, j) land in reverse order of the
+ * ranks (reverse_layout). `want` is filled only where the data lands. */
+typedef struct {
+    int *counts, *displs;
+    int mine, total;
+    item *send, *recv, *want;
+} VectorBlocks;
+
+static VectorBlocks vector_blocks(Batch* b, int receives) {
+    const Inter* t = b->t;
+    VectorBlocks v;
+    v.counts = batch_ints(b, t->rsize);
+    v.displs = batch_ints(b, t->rsize);
+    for (int j = 0; j < t->rsize; ++j) v.counts[j] = vcount(1 - t->g, j);
+    v.total = reverse_layout(t->rsize, v.counts, v.displs);
+    v.mine = vcount(t->g, t->rank);
+    v.send = batch_items(b, v.mine);
+    v.recv = batch_items(b, v.total);
+    v.want = batch_items(b, v.total);
+    for (int k = 0; k < v.mine; ++k) v.send[k] = val(t->g, t->rank, k);
+    if (receives)
+        for (int j = 0; j < t->rsize; ++j)
+            for (int k = 0; k < v.counts[j]; ++k) v.want[v.displs[j] + k] = val(1 - t->g, j, k);
+    return v;
+}
+
 /* ---- Rooted: b->root is the argument, (rg, r) the root's group and rank. */
 
 static void start_bcast(Batch* b, int rg, int r) {
@@ -110,19 +137,10 @@ static void start_gathers(Batch* b) {
     MPI_Igather(send, n, ITEM, recv, n, ITEM, root, t->comm, next_request(b));
     expect(b, "MPI_Igather", recv, want, all);
 
-    /* Remote rank j sends vcount(its group, j) items. */
-    int *counts = batch_ints(b, t->rsize), *displs = batch_ints(b, t->rsize);
-    for (int j = 0; j < t->rsize; ++j) counts[j] = vcount(1 - t->g, j);
-    const int total = reverse_layout(t->rsize, counts, displs);
-    const int mine = vcount(t->g, t->rank);
-    item *vsend = batch_items(b, mine), *vrecv = batch_items(b, total),
-         *vwant = batch_items(b, total);
-    for (int k = 0; k < mine; ++k) vsend[k] = val(t->g, t->rank, k);
-    if (root == MPI_ROOT)
-        for (int j = 0; j < t->rsize; ++j)
-            for (int k = 0; k < counts[j]; ++k) vwant[displs[j] + k] = val(1 - t->g, j, k);
-    MPI_Igatherv(vsend, mine, ITEM, vrecv, counts, displs, ITEM, root, t->comm, next_request(b));
-    expect(b, "MPI_Igatherv", vrecv, vwant, total);
+    VectorBlocks v = vector_blocks(b, root == MPI_ROOT);
+    MPI_Igatherv(v.send, v.mine, ITEM, v.recv, v.counts, v.displs, ITEM, root, t->comm,
+                 next_request(b));
+    expect(b, "MPI_Igatherv", v.recv, v.want, v.total);
 }
 
 static void start_scatters(Batch* b, int rg, int r) {
@@ -183,17 +201,10 @@ static void start_allgathers(Batch* b) {
     MPI_Iallgather(send, n, ITEM, recv, n, ITEM, t->comm, next_request(b));
     expect(b, "MPI_Iallgather", recv, want, all);
 
-    int *counts = batch_ints(b, t->rsize), *displs = batch_ints(b, t->rsize);
-    for (int j = 0; j < t->rsize; ++j) counts[j] = vcount(1 - t->g, j);
-    const int total = reverse_layout(t->rsize, counts, displs);
-    const int mine = vcount(t->g, t->rank);
-    item *vsend = batch_items(b, mine), *vrecv = batch_items(b, total),
-         *vwant = batch_items(b, total);
-    for (int k = 0; k < mine; ++k) vsend[k] = val(t->g, t->rank, k);
-    for (int j = 0; j < t->rsize; ++j)
-        for (int k = 0; k < counts[j]; ++k) vwant[displs[j] + k] = val(1 - t->g, j, k);
-    MPI_Iallgatherv(vsend, mine, ITEM, vrecv, counts, displs, ITEM, t->comm, next_request(b));
-    expect(b, "MPI_Iallgatherv", vrecv, vwant, total);
+    VectorBlocks v = vector_blocks(b, 1);
+    MPI_Iallgatherv(v.send, v.mine, ITEM, v.recv, v.counts, v.displs, ITEM, t->comm,
+                    next_request(b));
+    expect(b, "MPI_Iallgatherv", v.recv, v.want, v.total);
 }
 
 static void start_alltoalls(Batch* b) {
