@@ -81,6 +81,19 @@ static inline void affine(void* in, void* inout, int* len, MPI_Datatype* type) {
 static MPI_Op g_affine;
 static MPI_Datatype g_pair;
 
+/* MPI_Init, the item count from argv[1] if given, the pair type and the
+ * affine operator: what both intercommunicator tests start with. */
+static inline void inter_init(int* argc, char*** argv) {
+    mtest_init(argc, argv);
+    if (*argc > 1) g_n = atoi((*argv)[1]);
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize < 2) MT_FATAL("needs 2 ranks or more");
+    MPI_Type_contiguous(2, ITEM, &g_pair);
+    MPI_Type_commit(&g_pair);
+    MPI_Op_create(affine, 0, &g_affine);
+}
+
 static inline void affine_item(int g, int r, int k, item* e) {
     e[0] = ((r + 2) * (g + 3) + k) % kMod;
     e[1] = (7 * r + 11 * g + 3 * k + 1) % kMod;

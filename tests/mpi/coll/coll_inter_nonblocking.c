@@ -424,14 +424,8 @@ static int errors(const Inter* t) {
 }
 
 int main(int argc, char** argv) {
-    mtest_init(&argc, &argv);
-    if (argc > 1) g_n = atoi(argv[1]);
-    int wsize, errs = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    if (wsize < 2) MT_FATAL("needs 2 ranks or more");
-    MPI_Type_contiguous(2, ITEM, &g_pair);
-    MPI_Type_commit(&g_pair);
-    MPI_Op_create(affine, 0, &g_affine);
+    inter_init(&argc, &argv);
+    int errs = 0;
 
     for (int kind = 0; kind < 3; ++kind) {
         Inter t;
