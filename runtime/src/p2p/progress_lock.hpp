@@ -49,8 +49,12 @@ public:
     template <typename Done>
     bool lock_unless(Done done);
     void unlock() {
-        background_cpu_.store(-1, std::memory_order_relaxed);
         if (word_.exchange(kFree) == kContended) futex::wake(word_, 1);
+        // After the release, so that a thread spinning on it finds the lock
+        // free rather than falling asleep on a lock about to be freed. A rank
+        // has one background thread, so no other background holder's mark
+        // can be erased meanwhile.
+        background_cpu_.store(-1, std::memory_order_relaxed);
         wake_pollers_unfenced();  // the exchange orders it after the release
     }
 
