@@ -12,9 +12,9 @@ namespace si::harness {
 
 namespace {
 
-// This runtime's progression modes that exist today (README, SI_PROGRESS). The
-// architecture reserves pef; add it here when the runtime has it.
-constexpr std::array<std::string_view, 4> kSimpiModes = {"none", "thread", "interrupt", "smart"};
+// This runtime's progression modes (README, SI_PROGRESS).
+constexpr std::array<std::string_view, 5> kSimpiModes = {"none", "thread", "interrupt", "pef",
+                                                         "smart"};
 
 }  // namespace
 
@@ -44,8 +44,8 @@ std::string Config::runtime_name() const {
 }
 
 std::string valid_config_names() {
-    return "simpi-none, simpi-thread, simpi-interrupt, simpi-smart (one per helper count), "
-           "simpi-smart-hN, mpich, mpich-async, openmpi, openmpi-async";
+    return "simpi-none, simpi-thread, simpi-interrupt, simpi-pef, simpi-smart (one per helper "
+           "count), simpi-smart-hN, mpich, mpich-async, openmpi, openmpi-async";
 }
 
 Config parse_config(std::string_view name) {
@@ -104,21 +104,23 @@ bool config_name_less(std::string_view a, std::string_view b) {
             group = 1;
         else if (name == "simpi-interrupt")
             group = 2;
-        else if (name.starts_with("simpi-smart-h")) {
+        else if (name == "simpi-pef")
             group = 3;
+        else if (name.starts_with("simpi-smart-h")) {
+            group = 4;
             try {
                 helpers = static_cast<int>(parse_count(name.substr(13), "helpers"));
             } catch (const std::invalid_argument&) {
                 helpers = 0;
             }
         } else if (name.starts_with("simpi-"))
-            group = 4;
-        else if (name == "mpich")
             group = 5;
-        else if (name == "mpich-async")
+        else if (name == "mpich")
             group = 6;
-        else if (name.starts_with("openmpi"))
+        else if (name == "mpich-async")
             group = 7;
+        else if (name.starts_with("openmpi"))
+            group = 8;
         return std::tuple(group, helpers, name);
     };
     return key(a) < key(b);

@@ -85,11 +85,15 @@ std::string format_wakeup_table(const std::vector<CounterRow>& rows) {
     for (const CounterRow& r : rows) {
         Sums& s = sums[{r.study, r.config}];
         if (r.counter == "messages_received") s.messages += r.value;
-        if (r.counter == "wakeups") {
+        // PEF's timer signals interrupt the application as wake-ups do; a
+        // turn that found the rank inside MPI did nothing either.
+        if (r.counter == "wakeups" || r.counter == "pef_signals") {
             s.wakeups += r.value;
             s.wakes = true;
         }
-        if (r.counter == "futile_wakeups") s.futile += r.value;
+        if (r.counter == "futile_wakeups" || r.counter == "pef_futile_turns" ||
+            r.counter == "pef_busy_turns")
+            s.futile += r.value;
     }
     std::string out;
     for (const auto& [key, s] : sums) {
@@ -103,7 +107,9 @@ std::string format_wakeup_table(const std::vector<CounterRow>& rows) {
                            per(s.futile));
     }
     if (out.empty()) return out;
-    return "Wake-ups per message (SI_STATS counters, summed over the ranks of every run)\n" +
+    return "Wake-ups per message (SI_STATS counters, summed over the ranks of every run; "
+           "simpi-pef: timer signals, futile when the turn advanced nothing or found the rank "
+           "in MPI)\n" +
            fmt::format("{:<22} {:<18} {:>10} {:>10} {:>10} {:>12} {:>11}\n", "study", "config",
                        "messages", "wakeups", "futile", "wakeups/msg", "futile/msg") +
            out;

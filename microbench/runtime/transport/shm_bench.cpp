@@ -18,9 +18,10 @@ namespace {
 // Keeps the last arrival; the caller hands its slot back.
 class LastArrival final : public transport::Events {
   public:
-    void message_arrived(const transport::Arrival& arrival) override {
+    bool message_arrived(const transport::Arrival& arrival) override {
         last = arrival;
         ++count;
+        return true;
     }
     void rdma_completed(std::uint64_t, int) override {}
     void peer_failed(int) override {}

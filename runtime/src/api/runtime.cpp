@@ -201,6 +201,8 @@ void Runtime::bring_up() {
     if (settings.progress == config::ProgressMode::interrupt)
         interrupt_progress = std::make_unique<progress::InterruptProgress>(*engine, block, settings,
                                                                            verbs != nullptr);
+    if (settings.progress == config::ProgressMode::pef)
+        pef = std::make_unique<progress::PefProgress>(*engine, settings);
     if (settings.progress == config::ProgressMode::smart)
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
 }
@@ -273,6 +275,7 @@ void Runtime::stop() {
     runtime->progress_thread.reset();
     if (runtime->interrupt_progress) runtime->interrupt_progress->stop();
     if (runtime->smart) runtime->smart->stop();
+    if (runtime->pef) runtime->pef->stop();
     runtime->write_stats();
     runtime->interrupt_progress.reset();
     runtime->smart.reset();
@@ -318,6 +321,8 @@ void Runtime::write_stats() const {
     if (interrupt_progress)
         for (progress::Counter& counter : interrupt_progress->counters())
             counters.push_back(std::move(counter));
+    if (pef)
+        for (progress::Counter& counter : pef->counters()) counters.push_back(std::move(counter));
     const int rank = locality.world_rank;
     if (settings.stats == "1") {
         std::string line = "counters:";

@@ -17,6 +17,7 @@
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
 #include "progress/interrupt.hpp"
+#include "progress/pef.hpp"
 #include "progress/progress_thread.hpp"
 #include "progress/smart.hpp"
 #include "transport/transport.hpp"
@@ -46,6 +47,7 @@ public:
     std::unique_ptr<p2p::Engine> engine;
     std::unique_ptr<progress::ProgressThread> progress_thread;
     std::unique_ptr<progress::InterruptProgress> interrupt_progress;
+    std::unique_ptr<progress::PefProgress> pef;
     std::unique_ptr<progress::SmartProgress> smart;
     CommunicatorTable communicators;
     int thread_level = MPI_THREAD_SINGLE;

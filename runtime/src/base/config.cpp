@@ -83,18 +83,36 @@ Apply int_in_range(int Settings::*field, long low, long high) {
 
 const std::vector<Knob>& table() {
     static const std::vector<Knob> knobs = {
-        {"SI_PROGRESS", "none|thread|interrupt|smart", "none",
+        {"SI_PROGRESS", "none|thread|interrupt|pef|smart", "none",
          "How messages progress while the application computes: none (only inside MPI "
          "calls), thread (one polling progress thread per rank), interrupt (one sleeping "
-         "thread per rank, woken by every message that arrives for it) or smart "
-         "(SmartInterrupts: helper processes wake a sleeping interrupt thread when a "
-         "rendezvous request arrives for a receive that asked for help).",
+         "thread per rank, woken by every message that arrives for it), pef (no thread: a "
+         "timer signal runs a watchdog in the application thread after a receive missed "
+         "its RTS) or smart (SmartInterrupts: helper processes wake a sleeping interrupt "
+         "thread when a rendezvous request arrives for a receive that asked for help).",
          "progress",
          choice<ProgressMode>({{"none", ProgressMode::none},
                                {"thread", ProgressMode::thread},
                                {"interrupt", ProgressMode::interrupt},
+                               {"pef", ProgressMode::pef},
                                {"smart", ProgressMode::smart}},
                               &Settings::progress)},
+        {"SI_PEF_PHASE_US", "microseconds", "2",
+         "SI_PROGRESS=pef: delay from a nonblocking receive that missed its RTS to the "
+         "watchdog's first turn; every such receive restarts the sequence.",
+         "progress", int_in_range(&Settings::pef_phase_us, 1, 1000000)},
+        {"SI_PEF_PERIOD_US", "microseconds", "10",
+         "SI_PROGRESS=pef: delay from the first turn to the second.", "progress",
+         int_in_range(&Settings::pef_period_us, 1, 1000000)},
+        {"SI_PEF_DECAY", "factor", "2",
+         "SI_PROGRESS=pef: the delay to the next turn is multiplied by this after each "
+         "turn that leaves a watched receive without its RTS (1: a fixed period).",
+         "progress", int_in_range(&Settings::pef_decay, 1, 16)},
+        {"SI_PEF_MAX_TURNS", "count", "16",
+         "SI_PROGRESS=pef: turns after which the watchdog gives up until the next "
+         "receive misses its RTS (16 turns with the defaults span about 330 ms; the delay "
+         "between two turns never exceeds 1 s).",
+         "progress", int_in_range(&Settings::pef_max_turns, 1, 64)},
         {"SI_HELPERS", "count", "1",
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",

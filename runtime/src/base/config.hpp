@@ -13,7 +13,7 @@
 
 namespace si::config {
 
-enum class ProgressMode { none, thread, interrupt, smart };
+enum class ProgressMode { none, thread, interrupt, pef, smart };
 enum class WakeBackend { futex, kmod };
 enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };
@@ -65,6 +65,12 @@ struct Settings {
     int helpers = 1;
     WakeBackend wake = WakeBackend::futex;
     InterruptPlacement interrupt_placement = InterruptPlacement::helper;
+    // SI_PROGRESS=pef: the watchdog's turns after a receive missed its RTS
+    // (progress/pef.hpp).
+    int pef_phase_us = 2;
+    int pef_period_us = 10;
+    int pef_decay = 2;
+    int pef_max_turns = 16;
     // SmartInterrupts on shared memory: a sender blocked in MPI writes a
     // posted receive's data itself (p2p/direct.cpp).
     bool direct_write = true;

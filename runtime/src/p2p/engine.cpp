@@ -25,6 +25,10 @@ constexpr int kErrOther = 16;
 // takes per byte; smaller ones are dominated by fixed costs.
 constexpr std::size_t kLearnFromBytes = 64 * 1024;
 
+// FINs a pass in a signal handler may set aside when their peer has no free
+// slot; an RTS that would need one more waits for a pass inside MPI.
+constexpr std::size_t kSetAsideInSignal = 32;
+
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
     return std::as_bytes(std::span<const T, 1>(&value, 1));
@@ -47,6 +51,7 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
       lock_(lock),
       options_(options),
       queued_(transport_of_.size()) {
+    set_aside_.reserve(kSetAsideInSignal);
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
             transports_.push_back(transport);
@@ -311,7 +316,14 @@ void Engine::send_or_queue(Outgoing item) {
             sent(item, result);
             return;
         }
+        if (signal_pass_) {  // within the reserve: receive_safe_in_signal checked
+            set_aside_.push_back(item);
+            return;
+        }
         peers_with_queue_.push_back(item.peer);
+    } else if (signal_pass_) {
+        set_aside_.push_back(item);
+        return;
     }
     ++stats_.send_retries;
     queue.push_back(item);
@@ -342,15 +354,16 @@ int Engine::flush_queued_sends() {
 
 // ---- receiving ----------------------------------------------------------------
 
-void Engine::message_arrived(const transport::Arrival& arrival) {
-    ++stats_.messages_received;
+bool Engine::message_arrived(const transport::Arrival& arrival) {
     const Tuple tuple = Tuple::unpack(arrival.tuple);
     if (tuple.kind == MessageKind::control) {
         ControlHeader control;
         std::memcpy(&control, arrival.body, sizeof control);
+        if (signal_pass_ && !fin_safe_in_signal(control)) return false;
+        ++stats_.messages_received;
         transport_of_[arrival.peer]->repost(arrival);
         control_arrived(arrival.peer, control);
-        return;
+        return true;
     }
 
     ReceiveClaim claim = ReceiveClaim::taken;
@@ -359,6 +372,8 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
     });
+    if (signal_pass_ && !receive_safe_in_signal(request, claim, tuple.kind)) return false;
+    ++stats_.messages_received;
     if (request != nullptr) {
         posted_.erase(request);
         if (claim == ReceiveClaim::delivered_by_sender)
@@ -377,6 +392,23 @@ void Engine::message_arrived(const transport::Arrival& arrival) {
         unexpected_.push_back(entry);
     }
     transport_of_[arrival.peer]->repost(arrival);
+    return true;
+}
+
+bool Engine::fin_safe_in_signal(const ControlHeader& control) {
+    if (control.type != ControlType::fin) return false;
+    const Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
+    return request != nullptr && request->wire_id() == control.request &&
+           request->phase == Request::Phase::awaiting_fin && !request->hook;
+}
+
+bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
+                                    MessageKind kind) const {
+    // An unexpected message needs an entry, a hook may do anything, and
+    // taking a receive out of an indexed queue may free one of its bins.
+    if (request == nullptr || request->hook || claim != ReceiveClaim::taken || posted_.indexed())
+        return false;
+    return kind == MessageKind::eager || set_aside_.size() < set_aside_.capacity();
 }
 
 void Engine::control_arrived(int peer, const ControlHeader& control) {
@@ -519,6 +551,10 @@ void Engine::complete(Request* request) {
 
 int Engine::progress_locked() {
     ++stats_.progress_calls;
+    if (!set_aside_.empty()) {
+        for (const Outgoing& item : set_aside_) send_or_queue(item);
+        set_aside_.clear();  // keeps its capacity
+    }
     int events = peers_with_queue_.empty() ? 0 : flush_queued_sends();
     if (!delivering_.empty()) events += finish_deliveries();
     for (transport::Transport* transport : transports_) events += transport->progress(*this);
@@ -537,6 +573,15 @@ void Engine::set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& b
     ProgressGuard guard(lock_);
     doorbell_ = &doorbell;
     wake_backend_ = &backend;
+}
+
+int Engine::progress_in_signal_handler() {
+    signal_pass_ = true;
+    int events = 0;
+    for (transport::Transport* transport : transports_)
+        if (transport->capabilities().signal_safe) events += transport->progress(*this);
+    signal_pass_ = false;
+    return events;
 }
 
 bool Engine::arm_transports() {

@@ -87,6 +87,11 @@ class ProgressObserver {
     // RTS will match at `peer`, if that rank computes and has it posted.
     virtual std::optional<DirectTarget> claim_receive(int peer, std::uint64_t tuple) = 0;
     virtual void finish_claim(const DirectTarget& target, std::size_t written, bool ok) = 0;
+    // A blocking call of the calling thread (MPI_Wait and its kin, a
+    // blocking collective) begins to wait, for `lead` (may be null) among
+    // others: the rank progresses by itself until wait_ends().
+    virtual void wait_begins(Request* lead) = 0;
+    virtual void wait_ends() = 0;
 
   protected:
     ~ProgressObserver() = default;
@@ -200,6 +205,14 @@ class Engine final : private transport::Events {
     // rings, then makes that pass. `armed` false: a transport could not arm,
     // and the caller must not sleep long.
     int progress_before_sleep(bool& armed);
+    // For a signal handler that interrupted the application thread outside
+    // MPI and took the lock (SI_PROGRESS=pef): a pass over the signal_safe
+    // transports that takes only what it can without allocating: eager data
+    // and RTSs for posted receives without a CompletionHook (their RDMA Read
+    // done, their FIN sent or set aside in room reserved for it) and FINs of
+    // such sends. Anything else stays with the transport for the next pass
+    // made inside MPI.
+    int progress_in_signal_handler();
     // What makes a background pass useful to the application, counted: a
     // request completed, an RDMA Read issued, a collective round started. A
     // thread woken for a pass that changes none of them was woken in vain
@@ -226,7 +239,7 @@ class Engine final : private transport::Events {
     struct Outgoing;
 
     // transport::Events
-    void message_arrived(const transport::Arrival& arrival) override;
+    bool message_arrived(const transport::Arrival& arrival) override;
     void rdma_completed(std::uint64_t cookie, int error) override;
     void peer_failed(int peer) override;
 
@@ -257,6 +270,11 @@ class Engine final : private transport::Events {
     Unexpected* new_unexpected(const Tuple& tuple, int peer);
     void recycle(Unexpected* entry);
     void control_arrived(int peer, const ControlHeader& control);
+    // Whether a pass in a signal handler can take an arrival without
+    // allocating (progress_in_signal_handler).
+    bool fin_safe_in_signal(const ControlHeader& control);
+    bool receive_safe_in_signal(const Request* request, ReceiveClaim claim,
+                                MessageKind kind) const;
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
@@ -297,6 +315,10 @@ class Engine final : private transport::Events {
     };
     std::vector<Running> activities_;
     bool background_pass_ = false;  // inside progress_in_background()
+    bool signal_pass_ = false;      // inside progress_in_signal_handler()
+    // What a pass in a signal handler sends and the peer has no slot for:
+    // capacity reserved up front, sent by the next pass inside MPI.
+    std::vector<Outgoing> set_aside_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;

@@ -49,6 +49,7 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
     // sleep too, harmlessly.
     constexpr auto kSleepLimit = std::chrono::milliseconds(200);
     trace::record(trace::Event::wait_entered);
+    if (observer_ != nullptr) observer_->wait_begins(lead);
     const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
     // A send whose data is being read polls until the transfer should be over,
     // not only SI_WAIT_SPIN_US: falling asleep just before its FIN would make
@@ -130,6 +131,7 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
             }
         }
     }
+    if (observer_ != nullptr) observer_->wait_ends();
     trace::record(trace::Event::wait_left);
 }
 

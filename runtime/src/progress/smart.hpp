@@ -66,6 +66,8 @@ class SmartProgress final : private p2p::ProgressObserver {
     void rts_sent(int peer) override;
     std::optional<p2p::DirectTarget> claim_receive(int peer, std::uint64_t tuple) override;
     void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
+    void wait_begins(p2p::Request*) override {}
+    void wait_ends() override {}
     void run_interrupt_thread();
     void stop_helpers();
     void check_helper_alive();

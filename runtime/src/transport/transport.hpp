@@ -43,6 +43,11 @@ struct Capabilities {
     // rdma_write reaches any address of the peer's process, registered or
     // not (cross-memory attach), and messages_in_flight() knows its answer.
     bool direct_write = false;
+    // progress() may run in a signal handler that interrupted the
+    // application outside MPI (SI_PROGRESS=pef): it neither allocates nor
+    // takes a lock, rdma_read finishes before it returns, and an arrival the
+    // Events refuse stays where it is.
+    bool signal_safe = false;
 };
 
 // What the owner of a memory range hands to peers so they can read or write it.
@@ -70,7 +75,11 @@ struct Arrival {
 // Implemented by the p2p layer; called from Transport::progress.
 class Events {
 public:
-    virtual void message_arrived(const Arrival& arrival) = 0;
+    // False: not now (a pass in a signal handler that could only take the
+    // message by allocating). The transport then keeps it, and everything
+    // after it from the same peer, for a later progress call; only a
+    // signal_safe transport is asked in such a pass.
+    virtual bool message_arrived(const Arrival& arrival) = 0;
     virtual void rdma_completed(std::uint64_t cookie, int error) = 0;
     // The connection to a peer broke (it died, or its link did): what waits
     // on a message from it must fail rather than wait forever. Sends to it

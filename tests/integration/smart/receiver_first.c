@@ -14,7 +14,8 @@
  * itself (direct_deliveries, the default), or with SI_DIRECT_WRITE=off
  * through at least one wake-up of the interrupt thread, never a futile or
  * late one; with SI_PROGRESS=interrupt, through wake-ups of the receiver's
- * thread by the messages that arrive. A sender delay well beyond the helpers' polling period (0.5 s)
+ * thread by the messages that arrive; with SI_PROGRESS=pef, through a turn of
+ * the watchdog (a timer signal), which with "stays" must have given up. A sender delay well beyond the helpers' polling period (0.5 s)
  * lets the helper fall asleep with the receive outstanding: a single-host
  * job's sender must ring it when its RTS is there (helper_rings), and the
  * helper must have slept (request_sleeps).
@@ -88,6 +89,19 @@ static int check_receiver_counters(int nranks, const int* notes) {
             const long long wakeups = stats_counter(r, "wakeups");
             errs += MT_CHECK(!notes[r] || wakeups >= 1,
                              "rank %d: its data came without a wake-up of its thread", r);
+        }
+        return errs;
+    }
+    if (progress_mode("pef")) {
+        // The data came through a turn of the watchdog; with "stays" the
+        // watchdog (SI_PEF_MAX_TURNS=1) gave up before the RTS came.
+        for (int r = 1; r < nranks - (nranks % 2); r += 2) {
+            if (!notes[r]) continue;
+            const long long signals = stats_counter(r, "pef_signals");
+            const long long gave_up = stats_counter(r, "pef_gave_up");
+            errs += MT_CHECK(signals >= 1, "rank %d: its data came without a timer signal", r);
+            errs += MT_CHECK(g_expect_arrival || gave_up >= 1,
+                             "rank %d: the watchdog never gave up (%lld signals)", r, signals);
         }
         return errs;
     }

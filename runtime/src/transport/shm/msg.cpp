@@ -87,7 +87,11 @@ int ShmTransport::progress(Events& events) {
             arrival.body = cell + kCellHeaderBytes;
             arrival.bytes = reinterpret_cast<const CellHeader*>(cell)->bytes;
             arrival.slot = static_cast<std::uint64_t>(sender) << 32 | index;
-            events.message_arrived(arrival);
+            if (!events.message_arrived(arrival)) {
+                tuple.store(arrival.tuple, std::memory_order_relaxed);
+                ring.put_back();
+                break;
+            }
             ++handled;
         }
     }

@@ -90,6 +90,8 @@ public:
         position = next_++;
         return view_.cell(position);
     }
+    // Hands the cell next() returned last out again at the next call.
+    void put_back() { --next_; }
 
     // Gives the oldest handed-out cell back to the producer. Cells are
     // released in the order next() handed them out.

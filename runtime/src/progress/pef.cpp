@@ -1,0 +1,229 @@
+#include "progress/pef.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/log.hpp"
+
+namespace si::progress {
+
+namespace {
+
+// The instance the handler serves; null once stop() began. Handlers count
+// themselves in before they look, so that stop() can wait for the last one.
+std::atomic<PefProgress*> g_active{nullptr};
+std::atomic<int> g_handlers_running{0};
+
+// A turn at least every second, whatever the decay and the number of turns.
+constexpr std::int64_t kLongestDelayNs = 1'000'000'000;
+
+thread_local void* t_watcher_owner = nullptr;
+thread_local void* t_watcher = nullptr;
+
+}  // namespace
+
+PefProgress::PefProgress(p2p::Engine& engine, const config::Settings& settings)
+    : engine_(engine),
+      phase_ns_(std::int64_t{settings.pef_phase_us} * 1000),
+      period_ns_(std::int64_t{settings.pef_period_us} * 1000),
+      decay_(settings.pef_decay),
+      max_turns_(settings.pef_max_turns),
+      signal_(SIGRTMIN + kSignalOffset) {
+    struct sigaction action {};
+    action.sa_sigaction = &PefProgress::on_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    struct sigaction previous {};
+    if (::sigaction(signal_, &action, &previous) != 0) {
+        log::warn("SI_PROGRESS=pef: cannot install the handler of signal {} ({}); receives "
+                  "progress only inside MPI calls",
+                  signal_, std::strerror(errno));
+        timers_failed_ = true;
+        return;
+    }
+    if ((previous.sa_flags & SA_SIGINFO) != 0 || (previous.sa_handler != SIG_DFL &&
+                                                  previous.sa_handler != SIG_IGN))
+        log::warn("SI_PROGRESS=pef: the application's handler of signal SIGRTMIN+{} is "
+                  "replaced by the watchdog's",
+                  kSignalOffset);
+    g_active.store(this);
+    engine_.set_progress_observer(this);
+}
+
+PefProgress::~PefProgress() { stop(); }
+
+void PefProgress::stop() {
+    if (stopped_.exchange(true)) return;
+    g_active.store(nullptr);
+    const int count = watcher_count_.load();
+    for (int i = 0; i < count; ++i) ::timer_delete(watchers_[static_cast<std::size_t>(i)].timer);
+    // Ignoring the signal discards one still pending; the default action of
+    // a real-time signal would end the process.
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(signal_, &ignore, nullptr);
+    while (g_handlers_running.load() != 0) ::sched_yield();
+    engine_.set_progress_observer(nullptr);
+}
+
+void PefProgress::on_signal(int, siginfo_t* info, void*) {
+    const int saved_errno = errno;
+    g_handlers_running.fetch_add(1);
+    PefProgress* pef = g_active.load();
+    auto* watcher = static_cast<Watcher*>(info->si_value.sival_ptr);
+    if (pef != nullptr && info->si_code == SI_TIMER && watcher != nullptr &&
+        watcher->owner == pef)
+        pef->take_turn(*watcher);
+    g_handlers_running.fetch_sub(1);
+    errno = saved_errno;
+}
+
+void PefProgress::take_turn(Watcher& watcher) {
+    signals_.fetch_add(1, std::memory_order_relaxed);
+    if (watcher.restart.exchange(false)) {
+        watcher.turns = 0;
+        watcher.delay_ns = period_ns_;
+    }
+    ++watcher.turns;
+    p2p::ProgressLock& lock = engine_.lock();
+    watcher.armed.store(false);
+    bool watching = true;
+    if (!lock.try_lock()) {
+        // The application is inside MPI and progresses by itself.
+        busy_turns_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        const std::uint64_t before = engine_.advances();
+        engine_.progress_in_signal_handler();
+        if (engine_.advances() == before) futile_turns_.fetch_add(1, std::memory_order_relaxed);
+        prune(watcher);
+        watching = watcher.count > 0;
+        lock.unlock();
+    }
+    if (!watching) return;
+    if (watcher.turns >= max_turns_) {
+        gave_up_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    arm(watcher, watcher.delay_ns);
+    watcher.delay_ns = std::min(watcher.delay_ns * decay_, kLongestDelayNs);
+}
+
+void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
+    // A blocking receive is progressed by its waiting caller; one with a
+    // completion hook (a collective's) cannot complete in a signal handler.
+    if (blocking || request.hook) return;
+    Watcher* watcher = watcher_of_this_thread();
+    if (watcher == nullptr) {
+        unwatched_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    prune(*watcher);
+    if (watcher->count == Watcher::kCapacity) {
+        unwatched_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    watcher->watched[static_cast<std::size_t>(watcher->count++)] = {&request, request.wire_id()};
+    restart(*watcher);
+}
+
+void PefProgress::restart(Watcher& watcher) {
+    sequences_.fetch_add(1, std::memory_order_relaxed);
+    watcher.restart.store(true);
+    arm(watcher, phase_ns_);
+}
+
+void PefProgress::wait_begins(p2p::Request* lead) {
+    Watcher* watcher = this_thread_watcher();
+    if (watcher == nullptr) return;
+    for (int i = 0; i < watcher->count; ++i) {
+        if (watcher->watched[static_cast<std::size_t>(i)].request != lead) continue;
+        watcher->watched[static_cast<std::size_t>(i)] =
+            watcher->watched[static_cast<std::size_t>(--watcher->count)];
+        break;
+    }
+    if (watcher->armed.load()) arm(*watcher, 0);
+}
+
+void PefProgress::wait_ends() {
+    Watcher* watcher = this_thread_watcher();
+    if (watcher == nullptr) return;
+    prune(*watcher);
+    if (watcher->count > 0) restart(*watcher);
+}
+
+PefProgress::Watcher* PefProgress::this_thread_watcher() {
+    return t_watcher_owner == this ? static_cast<Watcher*>(t_watcher) : nullptr;
+}
+
+PefProgress::Watcher* PefProgress::watcher_of_this_thread() {
+    if (Watcher* watcher = this_thread_watcher()) return watcher;
+    const std::lock_guard<std::mutex> guard(create_mutex_);
+    if (timers_failed_ || stopped_.load()) return nullptr;
+    const int index = watcher_count_.load();
+    if (index == kMaxThreads) {
+        log::warn("SI_PROGRESS=pef: more than {} threads post receives; the others' are not "
+                  "watched",
+                  kMaxThreads);
+        timers_failed_ = true;
+        return nullptr;
+    }
+    Watcher& watcher = watchers_[static_cast<std::size_t>(index)];
+    watcher.owner = this;
+    watcher.tid = ::gettid();
+    sigevent event{};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = signal_;
+    event.sigev_value.sival_ptr = &watcher;
+    event._sigev_un._tid = watcher.tid;  // sigev_notify_thread_id, not in glibc 2.36
+    if (::timer_create(CLOCK_MONOTONIC, &event, &watcher.timer) != 0) {
+        log::warn("SI_PROGRESS=pef: timer_create failed ({}); receives progress only inside "
+                  "MPI calls",
+                  std::strerror(errno));
+        timers_failed_ = true;
+        return nullptr;
+    }
+    watcher_count_.store(index + 1);
+    t_watcher_owner = this;
+    t_watcher = &watcher;
+    return &watcher;
+}
+
+void PefProgress::prune(Watcher& watcher) {
+    for (int i = 0; i < watcher.count;) {
+        const Watcher::Watched& entry = watcher.watched[static_cast<std::size_t>(i)];
+        if (entry.request->wire_id() == entry.id &&
+            entry.request->phase == p2p::Request::Phase::posted) {
+            ++i;
+            continue;
+        }
+        watcher.watched[static_cast<std::size_t>(i)] =
+            watcher.watched[static_cast<std::size_t>(--watcher.count)];
+    }
+}
+
+void PefProgress::arm(Watcher& watcher, std::int64_t ns) {
+    constexpr std::int64_t kSecond = 1'000'000'000;
+    watcher.armed.store(ns != 0);
+    itimerspec when{};
+    when.it_value.tv_sec = static_cast<time_t>(ns / kSecond);
+    when.it_value.tv_nsec = static_cast<long>(ns % kSecond);
+    ::timer_settime(watcher.timer, 0, &when, nullptr);
+}
+
+std::vector<Counter> PefProgress::counters() const {
+    return {
+        {"pef_signals", signals_.load()},
+        {"pef_busy_turns", busy_turns_.load()},
+        {"pef_futile_turns", futile_turns_.load()},
+        {"pef_sequences", sequences_.load()},
+        {"pef_gave_up", gave_up_.load()},
+        {"pef_unwatched", unwatched_.load()},
+    };
+}
+
+}  // namespace si::progress
