@@ -54,16 +54,19 @@ class ThreadTimer {
     bool ok_ = false;
 };
 
+bool skipped_without(const ThreadTimer& timer, benchmark::State& state) {
+    if (timer.ok()) return false;
+    state.SkipWithError("timer_create failed");
+    for (auto _ : state) {
+    }
+    return true;
+}
+
 // Arms the timer `ns` ahead and disarms it at once: a receive waited for
 // before its first turn.
 void timer_arm_disarm(benchmark::State& state) {
     ThreadTimer timer;
-    if (!timer.ok()) {
-        state.SkipWithError("timer_create failed");
-        for (auto _ : state) {
-        }
-        return;
-    }
+    if (skipped_without(timer, state)) return;
     const std::int64_t ns = state.range(0);
     const std::uint64_t before = g_signals.load();
     for (auto _ : state) {
@@ -79,12 +82,7 @@ BENCHMARK(timer_arm_disarm)->Arg(2'000)->Arg(100'000)->Arg(1'000'000'000)->UseRe
 // has been handled: one turn of the watchdog that finds nothing.
 void timer_turn(benchmark::State& state) {
     ThreadTimer timer;
-    if (!timer.ok()) {
-        state.SkipWithError("timer_create failed");
-        for (auto _ : state) {
-        }
-        return;
-    }
+    if (skipped_without(timer, state)) return;
     for (auto _ : state) {
         const std::uint64_t seen = g_signals.load();
         timer.arm(2'000);
