@@ -25,10 +25,6 @@ constexpr int kErrOther = 16;
 // takes per byte; smaller ones are dominated by fixed costs.
 constexpr std::size_t kLearnFromBytes = 64 * 1024;
 
-// FINs a pass in a signal handler may set aside when their peer has no free
-// slot; an RTS that would need one more waits for a pass inside MPI.
-constexpr std::size_t kSetAsideInSignal = 32;
-
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
     return std::as_bytes(std::span<const T, 1>(&value, 1));
@@ -395,21 +391,7 @@ bool Engine::message_arrived(const transport::Arrival& arrival) {
     return true;
 }
 
-bool Engine::fin_safe_in_signal(const ControlHeader& control) {
-    if (control.type != ControlType::fin) return false;
-    const Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
-    return request != nullptr && request->wire_id() == control.request &&
-           request->phase == Request::Phase::awaiting_fin && !request->hook;
-}
-
-bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
-                                    MessageKind kind) const {
-    // An unexpected message needs an entry, a hook may do anything, and
-    // taking a receive out of an indexed queue may free one of its bins.
-    if (request == nullptr || request->hook || claim != ReceiveClaim::taken || posted_.indexed())
-        return false;
-    return kind == MessageKind::eager || set_aside_.size() < set_aside_.capacity();
-}
+bool Engine::room_to_set_aside() const { return set_aside_.size() < set_aside_.capacity(); }
 
 void Engine::control_arrived(int peer, const ControlHeader& control) {
     if (control.type == ControlType::cancel_send) {
@@ -573,15 +555,6 @@ void Engine::set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& b
     ProgressGuard guard(lock_);
     doorbell_ = &doorbell;
     wake_backend_ = &backend;
-}
-
-int Engine::progress_in_signal_handler() {
-    signal_pass_ = true;
-    int events = 0;
-    for (transport::Transport* transport : transports_)
-        if (transport->capabilities().signal_safe) events += transport->progress(*this);
-    signal_pass_ = false;
-    return events;
 }
 
 bool Engine::arm_transports() {

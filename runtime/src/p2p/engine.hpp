@@ -275,6 +275,7 @@ class Engine final : private transport::Events {
     bool fin_safe_in_signal(const ControlHeader& control);
     bool receive_safe_in_signal(const Request* request, ReceiveClaim claim,
                                 MessageKind kind) const;
+    bool room_to_set_aside() const;
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
@@ -317,7 +318,9 @@ class Engine final : private transport::Events {
     bool background_pass_ = false;  // inside progress_in_background()
     bool signal_pass_ = false;      // inside progress_in_signal_handler()
     // What a pass in a signal handler sends and the peer has no slot for:
-    // capacity reserved up front, sent by the next pass inside MPI.
+    // capacity reserved up front, sent by the next pass inside MPI; an RTS
+    // that would need more room waits for a pass inside MPI.
+    static constexpr std::size_t kSetAsideInSignal = 32;
     std::vector<Outgoing> set_aside_;
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
