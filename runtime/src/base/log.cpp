@@ -15,12 +15,17 @@ std::atomic<int> g_rank{-1};
 
 void log::set_rank(int rank) { g_rank.store(rank, std::memory_order_relaxed); }
 
-void log::write_line(std::string_view level, std::string_view message) {
+void log::write_line(std::string_view level, fmt::string_view format, fmt::format_args args) {
+    char line[kLineBytes];
     const int rank = g_rank.load(std::memory_order_relaxed);
-    std::string line = rank >= 0 ? fmt::format("[si rank {}] {}: {}\n", rank, level, message)
-                                 : fmt::format("[si] {}: {}\n", level, message);
+    char* end = rank >= 0 ? fmt::format_to_n(line, sizeof line - 1, "[si rank {}] {}: ", rank,
+                                             level).out
+                          : fmt::format_to_n(line, sizeof line - 1, "[si] {}: ", level).out;
+    const auto room = static_cast<std::size_t>(line + sizeof line - 1 - end);
+    end = fmt::vformat_to_n(end, room, format, args).out;
+    *end++ = '\n';
     // One write() so that lines of concurrent processes do not interleave.
-    ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+    ssize_t ignored = ::write(STDERR_FILENO, line, static_cast<std::size_t>(end - line));
     (void)ignored;
 }
 

@@ -105,13 +105,14 @@ void Engine::start_send(Request* request) {
     if (request->tuple.kind == MessageKind::rts) {
         // Registered once, not per retry: the transport's registrations are
         // counted and released by the FIN.
-        request->registration =
-            transport_of_[request->peer]->register_memory(request->buffer, request->bytes);
+        transport::Transport* transport = transport_of_[request->peer];
+        request->registration = transport->register_memory(request->buffer, request->bytes);
         if (request->registration.address == nullptr && request->bytes > 0) {
             request->result.error = kErrOther;  // the transport said why
             complete(request);
             return;
         }
+        request->registered_with = transport;
     }
     send_or_queue(Outgoing{request->peer, request->tuple.pack(), request, {}});
 }
@@ -142,6 +143,7 @@ Request* Engine::irecv_locked(void* buffer, std::size_t capacity, int source, in
     Request* request = new_receive(buffer, capacity, source == kProcNull, std::move(hook));
     if (source == kProcNull) return request;
     request->match = MatchSpec{context, source, tag};
+    if (source != kAnySource) request->peer = comm.world_of[source];
     Unexpected* entry = find_unexpected(source, tag, comm, context);
     if (entry == nullptr) {
         request->phase = Request::Phase::posted;
@@ -300,8 +302,9 @@ void Engine::sent(const Outgoing& item, transport::Result result) {
 }
 
 void Engine::release_registration(Request* request) {
-    if (request->registration.address != nullptr)
-        transport_of_[request->peer]->deregister_memory(request->registration);
+    if (request->registered_with == nullptr) return;
+    request->registered_with->deregister_memory(request->registration);
+    request->registered_with = nullptr;
 }
 
 void Engine::send_or_queue(Outgoing item) {
@@ -368,7 +371,8 @@ bool Engine::message_arrived(const transport::Arrival& arrival) {
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
     });
-    if (signal_pass_ && !receive_safe_in_signal(request, claim, tuple.kind)) return false;
+    if (signal_pass_ && !receive_safe_in_signal(request, claim, tuple.kind, arrival.peer))
+        return false;
     ++stats_.messages_received;
     if (request != nullptr) {
         posted_.erase(request);
@@ -519,6 +523,8 @@ void Engine::finish_rendezvous(Request* request) {
 
 void Engine::complete(Request* request) {
     ++stats_.requests_completed;
+    // A signal handler cannot unpin; the release does it then (release_locked).
+    if (!signal_pass_) release_registration(request);
     request->phase = Request::Phase::done;
     if (request->hook) {
         request->hook->completed(request->result);
@@ -575,6 +581,7 @@ void Engine::release(Request* request) {
 
 void Engine::release_locked(Request* request) {
     if (request->phase == Request::Phase::done) {
+        release_registration(request);
         pool_.release(request);
         return;
     }

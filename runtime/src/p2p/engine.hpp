@@ -213,6 +213,11 @@ class Engine final : private transport::Events {
     // such sends. Anything else stays with the transport for the next pass
     // made inside MPI.
     int progress_in_signal_handler();
+    // A posted receive such a pass may complete (called with the lock held):
+    // its buffer is registered now with the transport that pins memory
+    // (Capabilities::pins_memory) and reaches its source, which the handler
+    // could not do. Without it the pass leaves the receive's RTS for MPI.
+    void prepare_for_signal_pass(Request& request);
     // What makes a background pass useful to the application, counted: a
     // request completed, an RDMA Read issued, a collective round started. A
     // thread woken for a pass that changes none of them was woken in vain
@@ -273,8 +278,8 @@ class Engine final : private transport::Events {
     // Whether a pass in a signal handler can take an arrival without
     // allocating (progress_in_signal_handler).
     bool fin_safe_in_signal(const ControlHeader& control);
-    bool receive_safe_in_signal(const Request* request, ReceiveClaim claim,
-                                MessageKind kind) const;
+    bool receive_safe_in_signal(const Request* request, ReceiveClaim claim, MessageKind kind,
+                                int peer) const;
     bool room_to_set_aside() const;
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);

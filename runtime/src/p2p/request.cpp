@@ -37,6 +37,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->result = {};
     r->remote_request = 0;
     r->registration = {};
+    r->registered_with = nullptr;
     r->owner = 0;
     r->links = {};
     r->generation = generation;

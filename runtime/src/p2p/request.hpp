@@ -63,7 +63,7 @@ struct alignas(64) Request {
     MatchSpec match{};         // receive
     MatchLinks<Request> links;  // in the posted-receive queue
     Tuple tuple{};             // send
-    int peer = -1;             // world rank of the other side (send)
+    int peer = -1;             // world rank of the other side (a receive's once known)
     void* buffer = nullptr;    // receive buffer or send buffer
     std::size_t bytes = 0;     // send size or receive capacity
     Completion result{};
@@ -73,9 +73,12 @@ struct alignas(64) Request {
 
     // Rendezvous receive: the sender's request, named in the RTS and the FIN.
     std::uint64_t remote_request = 0;
-    // Rendezvous send: the buffer's registration, held until the FIN, and
-    // when the RTS left (base/clock.hpp).
+    // The buffer's registration with `registered_with`: a rendezvous send's,
+    // held until the FIN; a receive's when a signal handler may read into it
+    // (Engine::prepare_for_signal_pass), held until the request is completed
+    // or released outside the handler. Then when the RTS left (base/clock.hpp).
     transport::Registration registration{};
+    transport::Transport* registered_with = nullptr;
     std::uint64_t rts_sent_ns = 0;
     // Posted receive: its entry in the rank's interrupt request buffer, or -1.
     int irb_entry = -1;

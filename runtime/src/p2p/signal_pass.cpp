@@ -12,28 +12,59 @@ int Engine::progress_in_signal_handler() {
     signal_pass_ = true;
     int events = 0;
     for (transport::Transport* transport : transports_)
-        if (transport->capabilities().signal_safe) events += transport->progress(*this);
+        if (transport->capabilities().signal_safe)
+            events += transport->progress_in_signal_handler(*this);
     signal_pass_ = false;
     return events;
 }
 
-// A FIN completes its send in place unless a hook would run.
+void Engine::prepare_for_signal_pass(Request& request) {
+    // Only a rendezvous reads, and only a message larger than the eager limit
+    // comes as one (a smaller receive would only be truncated).
+    if (request.registered_with != nullptr || request.bytes <= options_.eager_limit) return;
+    transport::Transport* transport = nullptr;
+    if (request.peer >= 0) {
+        transport = transport_of_[request.peer];
+    } else {  // MPI_ANY_SOURCE: the transport of the remote peers (verbs)
+        for (transport::Transport* candidate : transports_)
+            if (candidate->capabilities().pins_memory) transport = candidate;
+    }
+    if (transport == nullptr || !transport->capabilities().pins_memory ||
+        !transport->capabilities().signal_safe)
+        return;
+    transport::Registration registration =
+        transport->register_memory(request.buffer, request.bytes);
+    if (registration.address == nullptr) return;  // the transport said why
+    request.registration = registration;
+    request.registered_with = transport;
+}
+
+// A FIN completes its send in place unless a hook would run or the send's
+// registration would be unpinned.
 bool Engine::fin_safe_in_signal(const ControlHeader& control) {
     if (control.type != ControlType::fin) return false;
     const Request* request = pool_.find(static_cast<std::uint32_t>(control.request));
     return request != nullptr && request->wire_id() == control.request &&
-           request->phase == Request::Phase::awaiting_fin && !request->hook;
+           request->phase == Request::Phase::awaiting_fin && !request->hook &&
+           (request->registered_with == nullptr ||
+            !request->registered_with->capabilities().pins_memory);
 }
 
 bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
-                                    MessageKind kind) const {
+                                    MessageKind kind, int peer) const {
     // An unexpected message needs an entry, a hook may do anything, and
     // taking a receive out of an indexed queue may free one of its bins.
     if (request == nullptr || request->hook || claim != ReceiveClaim::taken || posted_.indexed())
         return false;
-    // An RTS ends with a FIN, which needs room to be set aside if the
+    // A detached receive is released when it completes, registration and all.
+    if (request->detached && request->registered_with != nullptr) return false;
+    if (kind == MessageKind::eager) return true;
+    // An RTS is read into the buffer (registered beforehand where reads pin
+    // it) and ends with a FIN, which needs room to be set aside if the
     // sender's slots are full (send_or_queue).
-    return kind == MessageKind::eager || room_to_set_aside();
+    const transport::Transport* transport = transport_of_[peer];
+    return (!transport->capabilities().pins_memory || request->registered_with == transport) &&
+           room_to_set_aside();
 }
 
 }  // namespace si::p2p

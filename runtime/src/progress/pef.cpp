@@ -128,6 +128,7 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
         return;
     }
     watcher->watched[static_cast<std::size_t>(watcher->count++)] = {&request, request.wire_id()};
+    engine_.prepare_for_signal_pass(request);
     restart(*watcher);
 }
 

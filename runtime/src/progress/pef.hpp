@@ -20,8 +20,11 @@
 // system calls that the kernel never restarts (nanosleep, poll, epoll_wait,
 // select, ...) can return EINTR while a receive is watched (README).
 //
-// Only signal_safe transports (shared memory) are looked at in the handler:
-// on verbs the RTS of a watched receive waits for the next MPI call.
+// Both transports serve the handler. On shared memory the RDMA Read is a
+// copy the handler makes; on verbs the handler posts it and the NIC moves the
+// data while the application computes, into the receive buffer registered
+// when the receive was posted (a handler cannot pin memory); the read's
+// completion and the FIN wait for the next MPI call.
 #pragma once
 
 #include <signal.h>

@@ -43,11 +43,17 @@ struct Capabilities {
     // rdma_write reaches any address of the peer's process, registered or
     // not (cross-memory attach), and messages_in_flight() knows its answer.
     bool direct_write = false;
-    // progress() may run in a signal handler that interrupted the
-    // application outside MPI (SI_PROGRESS=pef): it neither allocates nor
-    // takes a lock, rdma_read finishes before it returns, and an arrival the
-    // Events refuse stays where it is.
+    // progress_in_signal_handler() may run in a signal handler that
+    // interrupted the application outside MPI (SI_PROGRESS=pef): it
+    // allocates nothing and takes no lock the interrupted code may hold, and
+    // an arrival the Events refuse stays where it is.
     bool signal_safe = false;
+    // register_memory pins pages (system calls and allocations, so never in
+    // a signal handler), and rdma_read pins its local buffer unless a
+    // registration covers it: a read issued from progress_in_signal_handler()
+    // must land in memory registered beforehand, and a registration cannot
+    // be dropped there.
+    bool pins_memory = false;
 };
 
 // What the owner of a memory range hands to peers so they can read or write it.
@@ -124,6 +130,9 @@ public:
 
     // Delivers arrivals and completions; returns how many events it handled.
     virtual int progress(Events& events) = 0;
+    // The same from a signal handler (only when Capabilities::signal_safe):
+    // what cannot be handled there waits for the next progress().
+    virtual int progress_in_signal_handler(Events& events) { return progress(events); }
     // The rank is about to sleep on its doorbell: make the next event ring it.
     // Call after arming the doorbell and before the last progress pass of the
     // sleep protocol (wake/wake_word.hpp), so an event in between is seen by

@@ -67,7 +67,13 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
         fail("shared-memory segment {} was made with other settings: every rank of a job "
              "must see the same SI_EAGER_LIMIT and SI_SHM_CELLS",
              segment_.name());
-    capabilities_ = Capabilities{"shm", layout.max_body, true, true, true, true, true};
+    capabilities_ = Capabilities{.name = "shm",
+                                 .max_body_bytes = layout.max_body,
+                                 .rdma_read = true,
+                                 .rdma_write = true,
+                                 .shared_clock = true,
+                                 .direct_write = true,
+                                 .signal_safe = true};
     for (int peer = 0; peer < layout.local_size; ++peer) {
         outbound_.emplace_back(ring(peer, me_));
         inbound_.emplace_back(ring(me_, peer));

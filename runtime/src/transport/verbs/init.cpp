@@ -233,7 +233,12 @@ VerbsTransport::VerbsTransport(bootstrap::Bootstrap& bootstrap, std::vector<int>
       doorbell_(doorbell),
       // A NIC cannot ring a futex; the notifier thread rings it for the NIC.
       doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
-    capabilities_ = Capabilities{"verbs", options.max_body, true, true, false};
+    capabilities_ = Capabilities{.name = "verbs",
+                                 .max_body_bytes = options.max_body,
+                                 .rdma_read = true,
+                                 .rdma_write = true,
+                                 .signal_safe = true,
+                                 .pins_memory = true};
     try {
         set_up(bootstrap, std::move(peers));
     } catch (...) {
@@ -319,6 +324,11 @@ void VerbsTransport::set_up(bootstrap::Bootstrap& bootstrap, std::vector<int> pe
     std::random_device entropy;
     index_of_.assign(static_cast<std::size_t>(bootstrap.size()), -1);
     peers_.resize(n);
+    // Room a pass in a signal handler may use without allocating: each peer
+    // is listed at most once in either.
+    credit_due_.reserve(n);
+    failed_to_report_.reserve(n);
+    reserve_ops(kRdmaDepth);
     for (std::size_t i = 0; i < n; ++i) {
         Peer& peer = peers_[i];
         peer.rank = peers[i];

@@ -16,12 +16,23 @@
 // the engine sleep on the channel's descriptor itself, would miss the
 // shared-memory peers' doorbell; polling with a timeout would add its period
 // to every blocked receive from a verbs peer.
+//
+// Under SI_PROGRESS=pef a timer signal may poll the queue from the
+// application thread it interrupted outside MPI (progress_in_signal_handler).
+// That code may hold any lock but the progress lock, which the handler took:
+// every verbs call of this transport is made under that lock, so the
+// provider's queue locks are free, and posting work is a doorbell write or a
+// write(2). What the pass cannot do without allocating or unpinning memory
+// waits in stash_: a message the engine refuses (with everything after it
+// from that peer, so that per-peer order holds), RDMA completions (finishing
+// one releases a registration and may run completion hooks), and errors.
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <system_error>
@@ -64,8 +75,9 @@ int VerbsTransport::complete(const ibv_wc& wc, Events& events) {
                 mark_failed(peer, "a receive", &wc);
                 return 0;
             }
-            if ((wc.wc_flags & IBV_WC_WITH_IMM) != 0)
-                peer.credits += static_cast<int>(ntohl(wc.imm_data));
+            const int credits =
+                (wc.wc_flags & IBV_WC_WITH_IMM) != 0 ? static_cast<int>(ntohl(wc.imm_data)) : 0;
+            peer.credits += credits;
             if (wc.byte_len < kTupleBytes) {  // a credit message
                 repost_receive(index, low);
                 return 1;
@@ -76,9 +88,10 @@ int VerbsTransport::complete(const ibv_wc& wc, Events& events) {
             arrival.body = receive_slot(index, low);
             arrival.bytes = wc.byte_len - kTupleBytes;
             arrival.slot = static_cast<std::uint64_t>(index) << 32 | low;
-            // Never refused: this transport is not signal_safe.
-            (void)events.message_arrived(arrival);
-            return 1;
+            if (events.message_arrived(arrival)) return 1;
+            // Refused in a signal handler: its credits count when it is taken.
+            peer.credits -= credits;
+            return 0;
         }
         case Work::send:
             --peer.sq_used;
@@ -109,7 +122,7 @@ int VerbsTransport::complete(const ibv_wc& wc, Events& events) {
 }
 
 int VerbsTransport::progress(Events& events) {
-    int handled = 0;
+    int handled = stashed_ == 0 ? 0 : handle_stash(events);
     ibv_wc wcs[kPollBatch];
     for (int round = 0; round < kPollRounds; ++round) {
         const int polled = ::ibv_poll_cq(cq_, kPollBatch, wcs);
@@ -129,6 +142,63 @@ int VerbsTransport::progress(Events& events) {
         handled += static_cast<int>(failed.size());
     }
     return handled;
+}
+
+int VerbsTransport::handle_stash(Events& events) {
+    int handled = 0;
+    for (int i = 0; i < stashed_; ++i)
+        handled += complete(stash_[static_cast<std::size_t>(i)], events);
+    stashed_ = 0;
+    return handled;
+}
+
+int VerbsTransport::progress_in_signal_handler(Events& events) {
+    in_signal_handler_ = true;
+    if (++signal_passes_ == 0) ++signal_passes_;  // 0 means "never held"
+    int handled = 0;
+    int kept = 0;
+    for (int i = 0; i < stashed_; ++i) {
+        const ibv_wc& wc = stash_[static_cast<std::size_t>(i)];
+        if (complete_in_signal_handler(wc, events))
+            ++handled;
+        else
+            stash_[static_cast<std::size_t>(kept++)] = wc;
+    }
+    stashed_ = kept;
+    ibv_wc wcs[kPollBatch];
+    for (int round = 0; round < kPollRounds && stashed_ < kStashCapacity; ++round) {
+        // No more than the stash can keep: the rest stays in the queue.
+        const int room = std::min(kPollBatch, kStashCapacity - stashed_);
+        const int polled = ::ibv_poll_cq(cq_, room, wcs);
+        if (polled <= 0) break;
+        for (int i = 0; i < polled; ++i) {
+            if (complete_in_signal_handler(wcs[i], events))
+                ++handled;
+            else
+                stash_[static_cast<std::size_t>(stashed_++)] = wcs[i];
+        }
+        if (polled < room) break;
+    }
+    // Credit messages post work and touch only reserved vectors; the RDMA
+    // backlog and peer failures wait for the next progress().
+    if (!credit_due_.empty()) handled += send_credits();
+    in_signal_handler_ = false;
+    return handled;
+}
+
+bool VerbsTransport::complete_in_signal_handler(const ibv_wc& wc, Events& events) {
+    const auto kind = static_cast<Work>(wc.wr_id >> 56);
+    Peer& peer = peers_[static_cast<std::size_t>((wc.wr_id >> 32) & 0xffffff)];
+    const bool receive = kind == Work::receive;
+    if (receive && peer.held_in_pass == signal_passes_) return false;
+    bool taken = false;
+    if (wc.status == IBV_WC_SUCCESS && kind != Work::rdma) {
+        // The engine may start an RDMA Read for a message: ops_ must not grow.
+        const bool read_fits = !free_ops_.empty() || ops_.size() < ops_.capacity();
+        taken = (!receive || read_fits || wc.byte_len < kTupleBytes) && complete(wc, events) > 0;
+    }
+    if (receive && !taken) peer.held_in_pass = signal_passes_;
+    return taken;
 }
 
 Armed VerbsTransport::arm() {
@@ -184,6 +254,14 @@ void VerbsTransport::drain_sends() {
     // peer has left (a send is done for the engine once it is posted);
     // destroying the queue pair now would lose it and hang that peer.
     const auto until = std::chrono::steady_clock::now() + kDrainLimit;
+    const auto count_send = [this](const ibv_wc& wc) {
+        if (static_cast<Work>(wc.wr_id >> 56) != Work::send) return;
+        Peer& peer = peers_[static_cast<std::size_t>((wc.wr_id >> 32) & 0xffffff)];
+        ++peer.sends_done;
+        if (wc.status != IBV_WC_SUCCESS) peer.failed = true;
+    };
+    for (int i = 0; i < stashed_; ++i) count_send(stash_[static_cast<std::size_t>(i)]);
+    stashed_ = 0;
     ibv_wc wcs[kPollBatch];
     for (;;) {
         bool pending = false;
@@ -192,13 +270,7 @@ void VerbsTransport::drain_sends() {
         if (!pending || std::chrono::steady_clock::now() > until) return;
         const int polled = ::ibv_poll_cq(cq_, kPollBatch, wcs);
         if (polled < 0) return;
-        for (int i = 0; i < polled; ++i) {
-            const ibv_wc& wc = wcs[i];
-            if (static_cast<Work>(wc.wr_id >> 56) != Work::send) continue;
-            Peer& peer = peers_[static_cast<std::size_t>((wc.wr_id >> 32) & 0xffffff)];
-            ++peer.sends_done;
-            if (wc.status != IBV_WC_SUCCESS) peer.failed = true;
-        }
+        for (int i = 0; i < polled; ++i) count_send(wcs[i]);
     }
 }
 

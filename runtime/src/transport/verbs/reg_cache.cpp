@@ -7,16 +7,20 @@ namespace si::transport::verbs {
 RegistrationCache::RegistrationCache(std::size_t page_bytes, Pin pin, Unpin unpin)
     : page_bytes_(page_bytes), pin_(std::move(pin)), unpin_(std::move(unpin)) {}
 
+std::pair<std::uintptr_t, std::uintptr_t> RegistrationCache::pages_of(const void* address,
+                                                                       std::size_t bytes) const {
+    const auto first = reinterpret_cast<std::uintptr_t>(address);
+    return {first / page_bytes_ * page_bytes_,
+            (first + std::max<std::size_t>(bytes, 1) + page_bytes_ - 1) / page_bytes_ * page_bytes_};
+}
+
 RegistrationCache::~RegistrationCache() {
     for (const auto& entry : entries_) unpin_(entry->pinned);
 }
 
-RegistrationCache::Entry* RegistrationCache::acquire(const void* address, std::size_t bytes,
-                                                     bool writable) {
-    const auto first = reinterpret_cast<std::uintptr_t>(address);
-    const std::uintptr_t begin = first / page_bytes_ * page_bytes_;
-    const std::uintptr_t end =
-        (first + std::max<std::size_t>(bytes, 1) + page_bytes_ - 1) / page_bytes_ * page_bytes_;
+RegistrationCache::Entry* RegistrationCache::find(const void* address, std::size_t bytes,
+                                                  bool writable) {
+    const auto [begin, end] = pages_of(address, bytes);
     for (const auto& entry : entries_) {
         if (entry->begin <= begin && end <= entry->end && (entry->pinned.writable || !writable)) {
             ++entry->users;
@@ -24,6 +28,13 @@ RegistrationCache::Entry* RegistrationCache::acquire(const void* address, std::s
             return entry.get();
         }
     }
+    return nullptr;
+}
+
+RegistrationCache::Entry* RegistrationCache::acquire(const void* address, std::size_t bytes,
+                                                     bool writable) {
+    if (Entry* entry = find(address, bytes, writable)) return entry;
+    const auto [begin, end] = pages_of(address, bytes);
     ++misses_;
     std::optional<PinnedRange> pinned = pin_(begin, end - begin);
     if (!pinned) return nullptr;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace si::transport::verbs {
@@ -50,6 +51,9 @@ class RegistrationCache {
     // A registration covering [address, address + bytes), with one more user;
     // nullptr if pinning failed or the memory is read-only and `writable` was asked.
     Entry* acquire(const void* address, std::size_t bytes, bool writable);
+    // The same without pinning (no system call, no allocation): nullptr if
+    // no pinned range covers it.
+    Entry* find(const void* address, std::size_t bytes, bool writable);
     // Drops one user; the last one unpins.
     void release(Entry* entry);
 
@@ -59,6 +63,10 @@ class RegistrationCache {
     std::uint64_t misses() const { return misses_; }
 
   private:
+    // [begin, end) of the whole pages holding the range.
+    std::pair<std::uintptr_t, std::uintptr_t> pages_of(const void* address,
+                                                       std::size_t bytes) const;
+
     std::size_t page_bytes_;
     Pin pin_;
     Unpin unpin_;

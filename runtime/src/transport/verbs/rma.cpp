@@ -70,13 +70,18 @@ Result VerbsTransport::start_rdma(ibv_wr_opcode opcode, int peer_rank, const voi
     const int index = index_of_[static_cast<std::size_t>(peer_rank)];
     if (peers_[static_cast<std::size_t>(index)].failed) return Result::failed;
     if (bytes == 0) return Result::done;
-    // The NIC writes into the local buffer of a read.
-    RegistrationCache::Entry* registration =
-        cache_->acquire(local, bytes, opcode == IBV_WR_RDMA_READ);
+    // The NIC writes into the local buffer of a read. In a signal handler
+    // nothing may be pinned: the engine registered the buffer beforehand
+    // (Capabilities::pins_memory), and ops_ has room (complete_in_signal_handler).
+    const bool writable = opcode == IBV_WR_RDMA_READ;
+    RegistrationCache::Entry* registration = in_signal_handler_
+                                                 ? cache_->find(local, bytes, writable)
+                                                 : cache_->acquire(local, bytes, writable);
     if (registration == nullptr) return Result::failed;
 
     std::uint32_t op_index = 0;
     if (free_ops_.empty()) {
+        if (ops_.size() == ops_.capacity()) reserve_ops(2 * ops_.capacity());
         op_index = static_cast<std::uint32_t>(ops_.size());
         ops_.emplace_back();
     } else {
@@ -100,6 +105,12 @@ Result VerbsTransport::start_rdma(ibv_wr_opcode opcode, int peer_rank, const voi
         return Result::failed;
     }
     return Result::posted;
+}
+
+void VerbsTransport::reserve_ops(std::size_t ops) {
+    ops_.reserve(ops);
+    free_ops_.reserve(ops);
+    backlog_.reserve(ops);
 }
 
 void VerbsTransport::post_rdma(std::uint32_t op_index) {

@@ -5,7 +5,8 @@
 //               connection data exchanged through the bootstrap.
 // msg.cpp       two-element sends and receives, credits.
 // rma.cpp       memory registration (reg_cache.hpp), RDMA Read and Write.
-// progress.cpp  completion polling; arming for blocking waits.
+// progress.cpp  completion polling, also from a signal handler
+//               (SI_PROGRESS=pef); arming for blocking waits.
 //
 // Messages are laid out as the thesis does: every receive is pre-posted with
 // two scatter elements, the first the 8-byte tuple into this rank's slot of
@@ -35,6 +36,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -116,6 +118,7 @@ class VerbsTransport final : public Transport {
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
     int progress(Events& events) override;
+    int progress_in_signal_handler(Events& events) override;
     Armed arm() override;
     // SI_PROGRESS=interrupt: the notifier rings `word` (the rank's interrupt
     // thread) as well as the doorbell. Before the first arm().
@@ -146,6 +149,8 @@ class VerbsTransport final : public Transport {
         std::uint64_t sends_done = 0;
         int sq_used = 0;  // work requests in its send queue
         bool failed = false;
+        // The signal pass (signal_passes_) that left a message of it in stash_.
+        std::uint32_t held_in_pass = 0;
     };
 
     struct RdmaOp {
@@ -180,10 +185,15 @@ class VerbsTransport final : public Transport {
     void unpin(const PinnedRange& range);
     Result start_rdma(ibv_wr_opcode opcode, int peer, const void* local, std::size_t bytes,
                       RemoteKey remote, std::uint64_t cookie);
+    // Room for `ops` RDMA operations in ops_, free_ops_ and backlog_, so that
+    // starting one in a signal handler never allocates.
+    void reserve_ops(std::size_t ops);
     void post_rdma(std::uint32_t op);
     int post_backlog(Events& events);
     void finish_rdma(std::uint32_t op, Events& events);
     int complete(const ibv_wc& wc, Events& events);
+    bool complete_in_signal_handler(const ibv_wc& wc, Events& events);
+    int handle_stash(Events& events);
     void drain_sends();
     void run_notifier();
 
@@ -228,6 +238,15 @@ class VerbsTransport final : public Transport {
     std::vector<std::uint32_t> backlog_;  // ops with chunks left to post
     std::vector<int> credit_due_;         // peers owed a credit message
     std::vector<int> failed_to_report_;   // world ranks, for Events::peer_failed
+
+    // SI_PROGRESS=pef: completions a pass in a signal handler polled and
+    // could not handle there, in the order polled; progress() handles them
+    // before it polls again.
+    static constexpr int kStashCapacity = 64;
+    std::array<ibv_wc, kStashCapacity> stash_{};
+    int stashed_ = 0;
+    std::uint32_t signal_passes_ = 0;
+    bool in_signal_handler_ = false;
 
     // Blocking waits (progress.cpp): a thread that sleeps on the completion
     // channel and rings the doorbell, started by the first arm().

@@ -118,6 +118,25 @@ TEST(RegistrationCache, ReadOnlyMemoryServesOnlyReaders) {
     EXPECT_EQ(cache.entries(), 0u);
 }
 
+// What a read started in a signal handler uses: the receive buffer was
+// registered when the receive was posted, so find() shares that pin, and a
+// range nobody pinned is refused rather than pinned.
+TEST(RegistrationCache, FindSharesButNeverPins) {
+    Pins pins;
+    RegistrationCache cache = make_cache(pins);
+    EXPECT_EQ(cache.find(at(0x20000), 0x1000, true), nullptr);
+    EXPECT_TRUE(pins.pinned.empty());
+    auto* posted = cache.acquire(at(0x20000), 0x4000, false);
+    auto* read = cache.find(at(0x21000), 0x1000, true);
+    EXPECT_EQ(read, posted);
+    EXPECT_EQ(pins.pinned.size(), 1u);
+    EXPECT_EQ(cache.find(at(0x23000), 0x2000, true), nullptr);  // past its end
+    cache.release(read);
+    EXPECT_EQ(pins.unpinned, 0);  // the receive still holds it
+    cache.release(posted);
+    EXPECT_EQ(pins.unpinned, 1);
+}
+
 TEST(RegistrationCache, DestructorUnpinsWhatIsLeft) {
     Pins pins;
     {
