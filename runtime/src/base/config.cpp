@@ -113,6 +113,12 @@ const std::vector<Knob>& table() {
          "receive misses its RTS (16 turns with the defaults span about 330 ms; the delay "
          "between two turns never exceeds 1 s).",
          "progress", int_in_range(&Settings::pef_max_turns, 1, 64)},
+        {"SI_PEF_PREDICT", "on|off", "on",
+         "SI_PROGRESS=pef: when this thread's recent receives were waited for within "
+         "SI_PEF_PERIOD_US of being posted (it does not compute in between), the first turn "
+         "comes only after a tick's worth of time (5 ms), which a virtual machine arms "
+         "without reprogramming its timer. off: always SI_PEF_PHASE_US, as in the paper.",
+         "progress", choice<bool>({{"on", true}, {"off", false}}, &Settings::pef_predict)},
         {"SI_HELPERS", "count", "1",
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",

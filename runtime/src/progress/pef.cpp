@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/clock.hpp"
 #include "base/log.hpp"
 
 namespace si::progress {
@@ -32,6 +33,7 @@ PefProgress::PefProgress(p2p::Engine& engine, const config::Settings& settings)
       period_ns_(std::int64_t{settings.pef_period_us} * 1000),
       decay_(settings.pef_decay),
       max_turns_(settings.pef_max_turns),
+      predict_(settings.pef_predict),
       signal_(SIGRTMIN + kSignalOffset) {
     struct sigaction action {};
     action.sa_sigaction = &PefProgress::on_signal;
@@ -94,13 +96,22 @@ void PefProgress::take_turn(Watcher& watcher) {
     watcher.armed.store(false);
     bool watching = true;
     if (!lock.try_lock()) {
-        // The application is inside MPI and progresses by itself.
+        // The application is inside MPI and progresses by itself. A thread
+        // whose waits come at once is most likely in the wait its deferred
+        // turn was left running for (wait_begins): the wait's end restarts.
         busy_turns_.fetch_add(1, std::memory_order_relaxed);
+        watching = !watcher.deferred;
     } else {
+        if (watcher.count > 0) {
+            // The thread computes with a receive watched: the paper's phase helps it.
+            ++watcher.computing_turns;
+            watcher.waits_at_once = 0;
+            watcher.deferred = false;
+        }
         const std::uint64_t before = engine_.advances();
         engine_.progress_in_signal_handler();
         if (engine_.advances() == before) futile_turns_.fetch_add(1, std::memory_order_relaxed);
-        prune(watcher);
+        prune(watcher, true);
         watching = watcher.count > 0;
         lock.unlock();
     }
@@ -122,12 +133,14 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
         unwatched_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    prune(*watcher);
+    prune(*watcher, false);
     if (watcher->count == Watcher::kCapacity) {
         unwatched_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    watcher->watched[static_cast<std::size_t>(watcher->count++)] = {&request, request.wire_id()};
+    watcher->watched[static_cast<std::size_t>(watcher->count++)] = {
+        &request, request.wire_id(), static_cast<std::int64_t>(monotonic_ns()),
+        watcher->computing_turns};
     engine_.prepare_for_signal_pass(request);
     restart(*watcher);
 }
@@ -135,7 +148,8 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
 void PefProgress::restart(Watcher& watcher) {
     sequences_.fetch_add(1, std::memory_order_relaxed);
     watcher.restart.store(true);
-    arm(watcher, phase_ns_);
+    if (watcher.deferred) deferred_sequences_.fetch_add(1, std::memory_order_relaxed);
+    arm(watcher, watcher.deferred ? std::max(kDeferredPhaseNs, phase_ns_) : phase_ns_);
 }
 
 void PefProgress::wait_begins(p2p::Request* lead) {
@@ -143,17 +157,20 @@ void PefProgress::wait_begins(p2p::Request* lead) {
     if (watcher == nullptr) return;
     for (int i = 0; i < watcher->count; ++i) {
         if (watcher->watched[static_cast<std::size_t>(i)].request != lead) continue;
-        watcher->watched[static_cast<std::size_t>(i)] =
-            watcher->watched[static_cast<std::size_t>(--watcher->count)];
+        unwatch(*watcher, i, false);
         break;
     }
-    if (watcher->armed.load()) arm(*watcher, 0);
+    // A deferred turn is left to come: it costs less than a disarm, and
+    // only if the wait lasts that long (then a turn that finds nothing
+    // watched stops there).
+    if (watcher->armed.load() && !watcher->deferred) arm(*watcher, 0);
 }
 
 void PefProgress::wait_ends() {
     Watcher* watcher = this_thread_watcher();
     if (watcher == nullptr) return;
-    prune(*watcher);
+    watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
+    prune(*watcher, false);
     if (watcher->count > 0) restart(*watcher);
 }
 
@@ -194,17 +211,37 @@ PefProgress::Watcher* PefProgress::watcher_of_this_thread() {
     return &watcher;
 }
 
-void PefProgress::prune(Watcher& watcher) {
+void PefProgress::prune(Watcher& watcher, bool in_turn) {
     for (int i = 0; i < watcher.count;) {
         const Watcher::Watched& entry = watcher.watched[static_cast<std::size_t>(i)];
         if (entry.request->wire_id() == entry.id &&
-            entry.request->phase == p2p::Request::Phase::posted) {
+            entry.request->phase == p2p::Request::Phase::posted)
             ++i;
-            continue;
-        }
-        watcher.watched[static_cast<std::size_t>(i)] =
-            watcher.watched[static_cast<std::size_t>(--watcher.count)];
+        else
+            unwatch(watcher, i, in_turn);
     }
+}
+
+void PefProgress::unwatch(Watcher& watcher, int index, bool in_turn) {
+    Watcher::Watched& entry = watcher.watched[static_cast<std::size_t>(index)];
+    if (predict_ && !in_turn) {
+        // The RTS was taken, or the wait begins, inside MPI. The thread
+        // computed meanwhile if it spent SI_PEF_PERIOD_US outside MPI since
+        // it posted the receive or left its last blocking call. With the
+        // paper's phase a turn often lands inside the receive's own call on
+        // a virtual machine, which makes that time look long: then a turn
+        // must also have found the thread outside MPI. Deferred, no turn
+        // comes that soon. (A turn that takes the RTS found it outside MPI:
+        // take_turn counted that.) clock_gettime is async-signal-safe.
+        const std::int64_t since = static_cast<std::int64_t>(monotonic_ns()) -
+                                   std::max(entry.posted_ns, watcher.waited_until_ns);
+        const bool computed =
+            since >= period_ns_ &&
+            (watcher.deferred || watcher.computing_turns != entry.computing_turns);
+        watcher.waits_at_once = computed ? 0 : watcher.waits_at_once + 1;
+        watcher.deferred = watcher.waits_at_once >= kWaitsBeforeDeferring;
+    }
+    entry = watcher.watched[static_cast<std::size_t>(--watcher.count)];
 }
 
 void PefProgress::arm(Watcher& watcher, std::int64_t ns) {
@@ -222,6 +259,7 @@ std::vector<Counter> PefProgress::counters() const {
         {"pef_busy_turns", busy_turns_.load()},
         {"pef_futile_turns", futile_turns_.load()},
         {"pef_sequences", sequences_.load()},
+        {"pef_deferred_sequences", deferred_sequences_.load()},
         {"pef_gave_up", gave_up_.load()},
         {"pef_unwatched", unwatched_.load()},
     };

@@ -12,6 +12,17 @@
 // its RTS; it pauses while the application is blocked in MPI (it progresses
 // them itself then), and stops for good for the receive it waited for.
 //
+// Beyond the paper (SI_PEF_PREDICT, on by default): a thread that waited for
+// kWaitsBeforeDeferring receives in a row with no turn having found it
+// computing since each was posted does not compute between posting and
+// waiting, so no turn can help it; its sequences then start a tick's worth
+// of time later (kDeferredPhaseNs). Arming a timer that far costs a system
+// call and no more, where a deadline of microseconds makes a virtual machine
+// reprogram its timer through the hypervisor and then take the interrupt,
+// for every receive (tens of microseconds, README). The first wait that
+// comes SI_PEF_PERIOD_US or more after its receive was posted, or a turn
+// that finds the thread computing, brings the paper's phase back.
+//
 // The handler is async-signal-safe: it only try_locks the progress lock, so
 // it does nothing while the application is inside MPI (the lock is taken),
 // and its pass (Engine::progress_in_signal_handler) takes only what needs no
@@ -83,6 +94,8 @@ class PefProgress final : public p2p::ProgressObserver {
         struct Watched {
             p2p::Request* request;
             std::uint64_t id;  // wire_id(): a recycled request is not watched
+            std::int64_t posted_ns;
+            std::uint64_t computing_turns;  // the watcher's count when posted
         };
         static constexpr int kCapacity = 64;
 
@@ -93,10 +106,18 @@ class PefProgress final : public p2p::ProgressObserver {
         int count = 0;
         int turns = 0;
         std::int64_t delay_ns = 0;  // to the next turn after this one
+        // Turns that found the thread outside MPI (SI_PEF_PREDICT).
+        std::uint64_t computing_turns = 0;
+        std::int64_t waited_until_ns = 0;  // the end of its last blocking call
+        int waits_at_once = 0;             // in a row
+        bool deferred = false;  // sequences start at kDeferredPhaseNs
         std::atomic<bool> restart{false};
         std::atomic<bool> armed{false};
     };
     static constexpr int kMaxThreads = 64;
+    // Past the next tick of a 250 Hz kernel.
+    static constexpr std::int64_t kDeferredPhaseNs = 5'000'000;
+    static constexpr int kWaitsBeforeDeferring = 4;
 
     static void on_signal(int, siginfo_t* info, void*);
     void take_turn(Watcher& watcher);
@@ -107,8 +128,12 @@ class PefProgress final : public p2p::ProgressObserver {
     // The calling thread's watcher, made on its first watched receive;
     // nullptr when the timer cannot be made (said once on stderr).
     Watcher* watcher_of_this_thread();
-    // Drops the receives that have their RTS or are no longer posted.
-    static void prune(Watcher& watcher);
+    // Drops the receives that have their RTS or are no longer posted;
+    // `in_turn`: in a turn that found the thread outside MPI.
+    void prune(Watcher& watcher, bool in_turn);
+    // Takes entry `index` off the list; SI_PEF_PREDICT learns from it whether
+    // the thread computed while it was watched.
+    void unwatch(Watcher& watcher, int index, bool in_turn);
     static void arm(Watcher& watcher, std::int64_t ns);
 
     p2p::Engine& engine_;
@@ -116,6 +141,7 @@ class PefProgress final : public p2p::ProgressObserver {
     const std::int64_t period_ns_;
     const int decay_;
     const int max_turns_;
+    const bool predict_;
     const int signal_;
     std::mutex create_mutex_;  // watchers_ growth, in MPI calls only
     std::array<Watcher, kMaxThreads> watchers_;
@@ -130,6 +156,8 @@ class PefProgress final : public p2p::ProgressObserver {
     // Turns whose pass advanced nothing (Engine::advances).
     std::atomic<std::uint64_t> futile_turns_{0};
     std::atomic<std::uint64_t> sequences_{0};
+    // Sequences started at kDeferredPhaseNs (SI_PEF_PREDICT).
+    std::atomic<std::uint64_t> deferred_sequences_{0};
     std::atomic<std::uint64_t> gave_up_{0};
     // Receives not watched: a thread's list was full, or it had no timer.
     std::atomic<std::uint64_t> unwatched_{0};
