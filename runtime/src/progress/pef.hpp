@@ -19,9 +19,11 @@
 // of time later (kDeferredPhaseNs). Arming a timer that far costs a system
 // call and no more, where a deadline of microseconds makes a virtual machine
 // reprogram its timer through the hypervisor and then take the interrupt,
-// for every receive (tens of microseconds, README). The first wait that
-// comes SI_PEF_PERIOD_US or more after its receive was posted, or a turn
-// that finds the thread computing, brings the paper's phase back.
+// for every receive (tens of microseconds, README); waits leave such a turn
+// running, and it serves the receives posted before it comes. The first
+// wait that comes SI_PEF_PERIOD_US or more after its receive was posted (or
+// after the thread's last blocking call), or a turn that finds the thread
+// computing with a receive watched, brings the paper's phase back.
 //
 // The handler is async-signal-safe: it only try_locks the progress lock, so
 // it does nothing while the application is inside MPI (the lock is taken),
