@@ -179,6 +179,7 @@ void Runtime::bring_up() {
     p2p::Engine::Options engine_options{settings.eager_limit,
                                         std::chrono::microseconds(settings.wait_spin_us)};
     engine_options.direct_write = settings.direct_write;
+    engine_options.background_rounds = settings.background_rounds;
     engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
         engine_options.wait_spin = kAutomaticWaitSpin;

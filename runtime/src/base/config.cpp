@@ -113,6 +113,13 @@ const std::vector<Knob>& table() {
          "receive misses its RTS (16 turns with the defaults span about 330 ms; the delay "
          "between two turns never exceeds 1 s).",
          "progress", int_in_range(&Settings::pef_max_turns, 1, 64)},
+        {"SI_BACKGROUND_ROUNDS", "on|off", "on",
+         "Whether a progress or interrupt thread's pass also starts the next round of a "
+         "nonblocking collective whose receive it completed, so that a whole tree advances "
+         "while the application computes (beyond the thesis). off: only the application's "
+         "MPI calls start rounds, as in the thesis, where a helper sees a collective's "
+         "receives but not what they release.",
+         "progress", choice<bool>({{"on", true}, {"off", false}}, &Settings::background_rounds)},
         {"SI_PEF_PREDICT", "on|off", "on",
          "SI_PROGRESS=pef: when this thread's recent receives were waited for within "
          "SI_PEF_PERIOD_US of being posted (it does not compute in between), the first turn "

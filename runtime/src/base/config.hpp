@@ -72,6 +72,7 @@ struct Settings {
     int pef_decay = 2;
     int pef_max_turns = 16;
     bool pef_predict = true;
+    bool background_rounds = true;
     // SmartInterrupts on shared memory: a sender blocked in MPI writes a
     // posted receive's data itself (p2p/direct.cpp).
     bool direct_write = true;

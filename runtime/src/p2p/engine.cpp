@@ -547,7 +547,8 @@ int Engine::progress_locked() {
     if (!delivering_.empty()) events += finish_deliveries();
     for (transport::Transport* transport : transports_) events += transport->progress(*this);
     // After the transports: what they completed lets activities move on now.
-    if (!activities_.empty()) events += advance_activities();
+    if (!activities_.empty() && (!background_pass_ || options_.background_rounds))
+        events += advance_activities();
     stats_.progress_events += static_cast<std::uint64_t>(events);
     return events;
 }

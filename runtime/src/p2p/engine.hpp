@@ -112,6 +112,9 @@ class Engine final : private transport::Events {
         // A blocked rendezvous send may write its receive's data itself when
         // the observer lets it (direct.cpp).
         bool direct_write = true;
+        // Background passes (progress_in_background) advance activities too
+        // (SI_BACKGROUND_ROUNDS).
+        bool background_rounds = true;
         // MPI_THREAD_MULTIPLE: other threads may wait in MPI while one
         // blocks, and must hear of what its passes complete. Otherwise a
         // blocked thread skips that (a full fence per completion).
