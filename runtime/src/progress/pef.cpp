@@ -238,7 +238,7 @@ void PefProgress::unwatch(Watcher& watcher, int index, bool in_turn) {
         // a virtual machine, which makes that time look long: then a turn
         // must also have found the thread outside MPI. Deferred, no turn
         // comes that soon. (A turn that takes the RTS found it outside MPI:
-        // take_turn counted that.) clock_gettime is async-signal-safe.
+        // take_turn counted that.)
         const std::int64_t since = static_cast<std::int64_t>(monotonic_ns()) -
                                    std::max(entry.posted_ns, watcher.waited_until_ns);
         const bool computed =
