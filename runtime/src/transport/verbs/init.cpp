@@ -259,6 +259,18 @@ ibv_mr* VerbsTransport::register_or_fail(void* address, std::size_t bytes, int a
 }
 
 void VerbsTransport::set_up(bootstrap::Bootstrap& bootstrap, std::vector<int> peers) {
+    // SmartInterrupts forks its helpers after this registers memory. Before
+    // Linux 5.13 (RHEL 8's 4.18, say) the parent's next write to a pinned
+    // page would then copy it away from the NIC (copy-on-write), and sends
+    // and receives would use the child's page; ibv_fork_init marks every
+    // registration MADV_DONTFORK. Later kernels copy pinned pages at fork
+    // (IBV_FORK_UNNEEDED). It must come before the first registration.
+    if (::ibv_is_fork_initialized() == IBV_FORK_DISABLED) {
+        if (int err = ::ibv_fork_init())
+            fail("verbs: ibv_fork_init failed ({}): helpers forked after memory registration "
+                 "would corrupt this rank's RDMA buffers on this kernel; set RDMAV_FORK_SAFE=1",
+                 std::strerror(err));
+    }
     device_ = open_device(options_.why);
     const int credits = options_.credits;
     const std::size_t n = peers.size();
