@@ -182,6 +182,18 @@ static int freed_request(void) {
     MPI_Request not_a_request = (MPI_Request)MPI_COMM_WORLD;
     errs +=
         EXPECT("MPI_Wait", "request", MPI_Wait(&not_a_request, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    /* The freed request's slot serves the next request (the pool reuses the
+     * last freed first): the stale handle must still name nothing, and the
+     * new request must not be disturbed. */
+    MPI_Irecv(&in, 1, MPI_INT, g_rank, g_tag, MPI_COMM_WORLD, &req);
+    errs += MT_CHECK(req != stale, "a new request got the stale handle %#x back", (unsigned)stale);
+    errs +=
+        EXPECT("MPI_Test", "request", MPI_Test(&stale, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    errs += EXPECT("MPI_Wait", "request", MPI_Wait(&stale, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    out = 6;
+    MPI_Send(&out, 1, MPI_INT, g_rank, g_tag++, MPI_COMM_WORLD);
+    errs += MT_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    errs += MT_EQ(in, 6);
 #else
     (void)stale;
 #endif

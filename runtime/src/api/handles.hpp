@@ -32,6 +32,24 @@ constexpr bool is_kind(int handle, HandleKind kind) {
 }
 constexpr int handle_index(int handle) { return handle & kIndexMask; }
 
+// A request's index field holds its pool index + 1 in the low bits and the
+// low bits of its generation above them, so that a handle kept after its
+// request was freed and the slot reused names nothing (MPI_ERR_REQUEST)
+// rather than the new request, unless the slot was reused a multiple of
+// 2^kRequestGenerationBits times since.
+constexpr int kRequestSlotBits = 20;
+constexpr int kRequestGenerationBits = SI_HANDLE_KIND_SHIFT - kRequestSlotBits;
+constexpr int kMaxRequestSlots = (1 << kRequestSlotBits) - 1;  // index 0 is MPI_REQUEST_NULL
+constexpr int make_request_handle(int slot, std::uint32_t generation) {
+    const auto low_generation =
+        static_cast<int>(generation & ((1u << kRequestGenerationBits) - 1));
+    return make_handle(HandleKind::request, low_generation << kRequestSlotBits | slot);
+}
+constexpr int request_slot(int handle) { return handle & ((1 << kRequestSlotBits) - 1); }
+constexpr bool same_generation(int handle, std::uint32_t generation) {
+    return make_request_handle(request_slot(handle), generation) == handle;
+}
+
 const char* kind_name(int handle);
 
 static_assert(MPI_COMM_WORLD == make_handle(HandleKind::communicator, 1));

@@ -2,12 +2,14 @@
 #include "api/requests.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
+#include "base/log.hpp"
 
 namespace si::api {
 
@@ -32,8 +34,11 @@ int resolve_one(Call& call, MPI_Request handle, p2p::Request*& out, int position
         out = persistent->active;
         return MPI_SUCCESS;
     }
-    if (is_kind(handle, HandleKind::request) && handle_index(handle) > 0)
-        out = Runtime::get()->engine->find(static_cast<std::uint32_t>(handle_index(handle) - 1));
+    if (is_kind(handle, HandleKind::request) && request_slot(handle) > 0) {
+        out = Runtime::get()->engine->find(static_cast<std::uint32_t>(request_slot(handle) - 1));
+        // A reused slot: the handle named a request freed since.
+        if (out != nullptr && !same_generation(handle, out->generation)) out = nullptr;
+    }
     if (out != nullptr && !out->detached) return MPI_SUCCESS;
     const std::string argument =
         position < 0 ? "request" : fmt::format("array_of_requests[{}]", position);
@@ -127,7 +132,14 @@ int complete_some(Call& call, bool block, int incount, MPI_Request requests[], i
 }  // namespace
 
 MPI_Request handle_of(const p2p::Request* request) {
-    return make_handle(HandleKind::request, static_cast<int>(request->index) + 1);
+    const auto slot = static_cast<int>(request->index) + 1;
+    if (slot > kMaxRequestSlots) {
+        log::error("more than {} requests outstanding: a request handle cannot name more; "
+                   "complete some before starting others",
+                   kMaxRequestSlots);
+        std::abort();
+    }
+    return make_request_handle(slot, request->generation);
 }
 
 void fill_status(MPI_Status* status, const p2p::Completion& completion, bool receive) {
