@@ -15,6 +15,8 @@
  * released under it.
  */
 #include <linux/atomic.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -34,6 +36,7 @@ struct si_wake_slot {
 	u32 id;				/* 0: free */
 	struct si_wake_file *owner;	/* the file it was registered through */
 	pid_t owner_tgid;		/* and the process that did it */
+	kuid_t owner_uid;		/* its effective user: only that user wakes it */
 };
 
 struct si_wake_dev {
@@ -159,6 +162,7 @@ static long si_wake_ioc_register(struct si_wake_file *sf,
 	slot->id = (dev->next_generation << SI_WAKE_INDEX_BITS) | index;
 	slot->owner = sf;
 	slot->owner_tgid = current->tgid;
+	slot->owner_uid = current_euid();
 	sf->nslots++;
 	dev->slots_in_use++;
 	out.id = slot->id;
@@ -271,6 +275,18 @@ static long si_wake_ioc_wake(struct si_wake_file *sf, struct si_wake_wake __user
 	arg.woken = 0;
 	arg.stale = 0;
 	spin_lock(&dev->lock);
+	/* The device is open to everyone (0666): a user may wake only its own
+	 * threads, so another user's job cannot be made to spin in vain. */
+	if (!capable(CAP_SYS_ADMIN)) {
+		for (i = 0; i < arg.count; i++) {
+			const struct si_wake_slot *slot = &dev->slots[SI_WAKE_ID_INDEX(ids[i])];
+
+			if (slot->id == ids[i] && !uid_eq(slot->owner_uid, current_euid())) {
+				spin_unlock(&dev->lock);
+				return -EPERM;
+			}
+		}
+	}
 	for (i = 0; i < arg.count; i++) {
 		struct si_wake_slot *slot = &dev->slots[SI_WAKE_ID_INDEX(ids[i])];
 

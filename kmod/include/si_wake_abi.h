@@ -10,7 +10,10 @@
  * A slot is a wait queue with a 32-bit wake sequence. A process registers a
  * slot through its open file of /dev/si_wake and publishes the slot id where
  * its wakers can read it (the runtime: the node region). Only the registering
- * process sleeps on the slot; any process that opened the device may wake it.
+ * process sleeps on the slot; a process of the same effective user (the
+ * job's helpers, forked from its ranks) or one with CAP_SYS_ADMIN may wake
+ * it: SI_WAKE_IOC_WAKE naming another user's live slot fails with EPERM and
+ * wakes nothing.
  * The slot is released when the registering process closes that file (any
  * descriptor of it, like POSIX record locks) or exits.
  *

@@ -380,6 +380,41 @@ static void test_inherited_descriptor(void)
 	close(fd);
 }
 
+/* Another user may open the device (0666) but not wake this user's slots:
+ * the wake fails with EPERM and wakes nothing; the same user still can. */
+static void test_foreign_user(void)
+{
+	int fd = open_device(), status;
+	struct si_wake_register reg;
+	struct si_wake_wake out;
+	struct si_wake_stats before, after;
+	pid_t pid;
+
+	CHECK(ioctl(fd, SI_WAKE_IOC_REGISTER, &reg) == 0, "register");
+	before = read_stats(fd);
+	pid = fork();
+	if (pid == 0) {
+		int foreign, ok;
+
+		close(fd);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		foreign = open(device, O_RDWR | O_CLOEXEC);
+		if (foreign < 0)
+			_exit(3);
+		ok = wake_one(foreign, reg.id, NULL) < 0 && errno == EPERM;
+		_exit(ok ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a foreign user's wake is refused with EPERM (child status %d)", status);
+	after = read_stats(fd);
+	CHECK(after.wakes == before.wakes, "the refused wake woke nothing");
+	CHECK(wake_one(fd, reg.id, &out) == 0 && out.stale == 0, "the owner's user still wakes it");
+	CHECK(ioctl(fd, SI_WAKE_IOC_UNREGISTER, &reg.id) == 0, "unregister");
+	close(fd);
+}
+
 /* ---- signals, limits ------------------------------------------------------- */
 
 static void on_signal(int sig) { (void)sig; }
@@ -432,6 +467,7 @@ int main(int argc, char **argv)
 	test_wakes_racing_exits();
 	test_close_while_sleeping();
 	test_inherited_descriptor();
+	test_foreign_user();
 	test_signal();
 	test_limits();
 	s = read_stats(fd);
