@@ -99,7 +99,8 @@ const std::vector<Knob>& table() {
                               &Settings::progress)},
         {"SI_PEF_PHASE_US", "microseconds", "2",
          "SI_PROGRESS=pef: delay from a nonblocking receive that missed its RTS to the "
-         "watchdog's first turn; every such receive restarts the sequence.",
+         "watchdog's first turn, raised to twice what arming the timer takes where that is "
+         "more; every such receive restarts the sequence.",
          "progress", int_in_range(&Settings::pef_phase_us, 1, 1000000)},
         {"SI_PEF_PERIOD_US", "microseconds", "10",
          "SI_PROGRESS=pef: delay from the first turn to the second.", "progress",

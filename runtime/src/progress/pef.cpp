@@ -149,7 +149,8 @@ void PefProgress::restart(Watcher& watcher) {
     sequences_.fetch_add(1, std::memory_order_relaxed);
     watcher.restart.store(true);
     if (!watcher.deferred) {
-        arm(watcher, phase_ns_);
+        // A turn due before the arming call returns lands inside MPI.
+        arm(watcher, std::max(phase_ns_, 2 * watcher.arm_ns));
         return;
     }
     deferred_sequences_.fetch_add(1, std::memory_order_relaxed);
@@ -256,7 +257,10 @@ void PefProgress::arm(Watcher& watcher, std::int64_t ns) {
     itimerspec when{};
     when.it_value.tv_sec = static_cast<time_t>(ns / kSecond);
     when.it_value.tv_nsec = static_cast<long>(ns % kSecond);
+    const auto before = static_cast<std::int64_t>(monotonic_ns());
     ::timer_settime(watcher.timer, 0, &when, nullptr);
+    const std::int64_t took = static_cast<std::int64_t>(monotonic_ns()) - before;
+    watcher.arm_ns = watcher.arm_ns == 0 ? took : (7 * watcher.arm_ns + took) / 8;
 }
 
 std::vector<Counter> PefProgress::counters() const {

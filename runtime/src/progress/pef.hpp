@@ -12,7 +12,11 @@
 // its RTS; it pauses while the application is blocked in MPI (it progresses
 // them itself then), and stops for good for the receive it waited for.
 //
-// Beyond the paper (SI_PEF_PREDICT, on by default): a thread that waited for
+// Beyond the paper: the first turn comes no sooner than twice what arming
+// the timer takes (Watcher::arm_ns); on a virtual machine arming costs
+// microseconds, and a turn due before it returns lands inside MPI.
+//
+// Beyond the paper too (SI_PEF_PREDICT, on by default): a thread that waited for
 // kWaitsBeforeDeferring receives in a row with no turn having found it
 // computing since each was posted does not compute between posting and
 // waiting, so no turn can help it; its sequences then start a tick's worth
@@ -113,6 +117,7 @@ class PefProgress final : public p2p::ProgressObserver {
         std::int64_t waited_until_ns = 0;  // the end of its last blocking call
         int waits_at_once = 0;             // in a row
         bool deferred = false;  // sequences start at kDeferredPhaseNs
+        std::int64_t arm_ns = 0;  // running mean of what timer_settime takes
         std::atomic<bool> restart{false};
         std::atomic<bool> armed{false};
     };
