@@ -109,10 +109,12 @@ void PefProgress::take_turn(Watcher& watcher) {
             watcher.deferred = false;
         }
         const std::uint64_t before = engine_.advances();
+        const auto started = static_cast<std::int64_t>(monotonic_ns());
         engine_.progress_in_signal_handler();
         if (engine_.advances() == before) futile_turns_.fetch_add(1, std::memory_order_relaxed);
         prune(watcher, true);
         watching = watcher.count > 0;
+        watcher.turns_ns += static_cast<std::int64_t>(monotonic_ns()) - started;
         lock.unlock();
     }
     if (!watching) return;
@@ -140,7 +142,7 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
     }
     watcher->watched[static_cast<std::size_t>(watcher->count++)] = {
         &request, request.wire_id(), static_cast<std::int64_t>(monotonic_ns()),
-        watcher->computing_turns};
+        watcher->computing_turns, watcher->turns_ns};
     engine_.prepare_for_signal_pass(request);
     restart(*watcher);
 }
@@ -177,6 +179,7 @@ void PefProgress::wait_ends() {
     Watcher* watcher = this_thread_watcher();
     if (watcher == nullptr) return;
     watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
+    watcher->turns_ns_at_wait_end = watcher->turns_ns;
     prune(*watcher, false);
     if (watcher->count > 0) restart(*watcher);
 }
@@ -233,15 +236,20 @@ void PefProgress::unwatch(Watcher& watcher, int index, bool in_turn) {
     Watcher::Watched& entry = watcher.watched[static_cast<std::size_t>(index)];
     if (predict_ && !in_turn) {
         // The RTS was taken, or the wait begins, inside MPI. The thread
-        // computed meanwhile if it spent SI_PEF_PERIOD_US outside MPI since
-        // it posted the receive or left its last blocking call. With the
+        // computed meanwhile if it spent SI_PEF_PERIOD_US outside MPI, and
+        // outside the turns' passes, since it posted the receive or left its
+        // last blocking call. With the
         // paper's phase a turn often lands inside the receive's own call on
         // a virtual machine, which makes that time look long: then a turn
         // must also have found the thread outside MPI. Deferred, no turn
         // comes that soon. (A turn that takes the RTS found it outside MPI:
         // take_turn counted that.)
-        const std::int64_t since = static_cast<std::int64_t>(monotonic_ns()) -
-                                   std::max(entry.posted_ns, watcher.waited_until_ns);
+        const bool since_post = entry.posted_ns >= watcher.waited_until_ns;
+        const std::int64_t in_turns =
+            watcher.turns_ns - (since_post ? entry.turns_ns : watcher.turns_ns_at_wait_end);
+        const std::int64_t since =
+            static_cast<std::int64_t>(monotonic_ns()) -
+            (since_post ? entry.posted_ns : watcher.waited_until_ns) - in_turns;
         const bool computed =
             since >= period_ns_ &&
             (watcher.deferred || watcher.computing_turns != entry.computing_turns);
