@@ -86,6 +86,7 @@ void PefProgress::on_signal(int, siginfo_t* info, void*) {
 }
 
 void PefProgress::take_turn(Watcher& watcher) {
+    const auto started = static_cast<std::int64_t>(monotonic_ns());
     signals_.fetch_add(1, std::memory_order_relaxed);
     if (watcher.restart.exchange(false)) {
         watcher.turns = 0;
@@ -94,8 +95,9 @@ void PefProgress::take_turn(Watcher& watcher) {
     ++watcher.turns;
     p2p::ProgressLock& lock = engine_.lock();
     watcher.armed.store(false);
+    const bool in_mpi = !lock.try_lock();
     bool watching = true;
-    if (!lock.try_lock()) {
+    if (in_mpi) {
         // The application is inside MPI and progresses by itself. A thread
         // whose waits come at once is most likely in the wait its deferred
         // turn was left running for (wait_begins): the wait's end restarts.
@@ -109,21 +111,20 @@ void PefProgress::take_turn(Watcher& watcher) {
             watcher.deferred = false;
         }
         const std::uint64_t before = engine_.advances();
-        const auto started = static_cast<std::int64_t>(monotonic_ns());
         engine_.progress_in_signal_handler();
         if (engine_.advances() == before) futile_turns_.fetch_add(1, std::memory_order_relaxed);
         prune(watcher, true);
         watching = watcher.count > 0;
-        watcher.turns_ns += static_cast<std::int64_t>(monotonic_ns()) - started;
         lock.unlock();
     }
-    if (!watching) return;
-    if (watcher.turns >= max_turns_) {
+    if (watching && watcher.turns >= max_turns_) {
         gave_up_.fetch_add(1, std::memory_order_relaxed);
-        return;
+    } else if (watching) {
+        arm(watcher, watcher.delay_ns);
+        watcher.delay_ns = std::min(watcher.delay_ns * decay_, kLongestDelayNs);
     }
-    arm(watcher, watcher.delay_ns);
-    watcher.delay_ns = std::min(watcher.delay_ns * decay_, kLongestDelayNs);
+    // Outside MPI, the turn's time is still not the application's.
+    if (!in_mpi) watcher.turns_ns += static_cast<std::int64_t>(monotonic_ns()) - started;
 }
 
 void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
@@ -140,11 +141,12 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
         unwatched_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    watcher->watched[static_cast<std::size_t>(watcher->count++)] = {
-        &request, request.wire_id(), static_cast<std::int64_t>(monotonic_ns()),
-        watcher->computing_turns, watcher->turns_ns};
+    Watcher::Watched& entry = watcher->watched[static_cast<std::size_t>(watcher->count++)];
+    entry = {&request, request.wire_id(), 0, watcher->computing_turns, watcher->turns_ns};
     engine_.prepare_for_signal_pass(request);
     restart(*watcher);
+    // After the registration and the arming, which are MPI's time.
+    entry.posted_ns = static_cast<std::int64_t>(monotonic_ns());
 }
 
 void PefProgress::restart(Watcher& watcher) {
@@ -178,10 +180,12 @@ void PefProgress::wait_begins(p2p::Request* lead) {
 void PefProgress::wait_ends() {
     Watcher* watcher = this_thread_watcher();
     if (watcher == nullptr) return;
+    // The blocking call was MPI's time, and so is arming the timer again.
     watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
     watcher->turns_ns_at_wait_end = watcher->turns_ns;
     prune(*watcher, false);
     if (watcher->count > 0) restart(*watcher);
+    watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
 }
 
 PefProgress::Watcher* PefProgress::this_thread_watcher() {
