@@ -105,10 +105,14 @@ void PefProgress::take_turn(Watcher& watcher) {
         watching = !watcher.deferred;
     } else {
         if (watcher.count > 0) {
-            // The thread computes with a receive watched: the paper's phase helps it.
+            // The thread is outside MPI with a receive watched (unwatch()
+            // weighs that). A deferred turn comes milliseconds after the
+            // receive: the thread computes, and the paper's phase helps it.
             ++watcher.computing_turns;
-            watcher.waits_at_once = 0;
-            watcher.deferred = false;
+            if (watcher.deferred) {
+                watcher.waits_at_once = 0;
+                watcher.deferred = false;
+            }
         }
         const std::uint64_t before = engine_.advances();
         engine_.progress_in_signal_handler();

@@ -26,8 +26,9 @@
 // for every receive (tens of microseconds, README); waits leave such a turn
 // running, and it serves the receives posted before it comes. The first
 // wait that comes SI_PEF_PERIOD_US or more after its receive was posted (or
-// after the thread's last blocking call), or a turn that finds the thread
-// computing with a receive watched, brings the paper's phase back.
+// after the thread's last blocking call; the turns' own time and the arming
+// do not count), or a deferred turn that finds the thread outside MPI with a
+// receive watched, brings the paper's phase back.
 //
 // The handler is async-signal-safe: it only try_locks the progress lock, so
 // it does nothing while the application is inside MPI (the lock is taken),
