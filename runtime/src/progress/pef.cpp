@@ -128,7 +128,12 @@ void PefProgress::take_turn(Watcher& watcher) {
         watcher.delay_ns = std::min(watcher.delay_ns * decay_, kLongestDelayNs);
     }
     // Outside MPI, the turn's time is still not the application's.
-    if (!in_mpi) watcher.turns_ns += static_cast<std::int64_t>(monotonic_ns()) - started;
+    if (!in_mpi) {
+        const std::int64_t took = static_cast<std::int64_t>(monotonic_ns()) - started;
+        watcher.waited_until_ns += took;
+        for (int i = 0; i < watcher.count; ++i)
+            watcher.watched[static_cast<std::size_t>(i)].posted_ns += took;
+    }
 }
 
 void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
@@ -146,7 +151,7 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
         return;
     }
     Watcher::Watched& entry = watcher->watched[static_cast<std::size_t>(watcher->count++)];
-    entry = {&request, request.wire_id(), 0, watcher->computing_turns, watcher->turns_ns};
+    entry = {&request, request.wire_id(), 0, watcher->computing_turns};
     engine_.prepare_for_signal_pass(request);
     restart(*watcher);
     // After the registration and the arming, which are MPI's time.
@@ -186,7 +191,6 @@ void PefProgress::wait_ends() {
     if (watcher == nullptr) return;
     // The blocking call was MPI's time, and so is arming the timer again.
     watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
-    watcher->turns_ns_at_wait_end = watcher->turns_ns;
     prune(*watcher, false);
     if (watcher->count > 0) restart(*watcher);
     watcher->waited_until_ns = static_cast<std::int64_t>(monotonic_ns());
@@ -252,12 +256,8 @@ void PefProgress::unwatch(Watcher& watcher, int index, bool in_turn) {
         // must also have found the thread outside MPI. Deferred, no turn
         // comes that soon. (A turn that takes the RTS found it outside MPI:
         // take_turn counted that.)
-        const bool since_post = entry.posted_ns >= watcher.waited_until_ns;
-        const std::int64_t in_turns =
-            watcher.turns_ns - (since_post ? entry.turns_ns : watcher.turns_ns_at_wait_end);
-        const std::int64_t since =
-            static_cast<std::int64_t>(monotonic_ns()) -
-            (since_post ? entry.posted_ns : watcher.waited_until_ns) - in_turns;
+        const std::int64_t since = static_cast<std::int64_t>(monotonic_ns()) -
+                                   std::max(entry.posted_ns, watcher.waited_until_ns);
         const bool computed =
             since >= period_ns_ &&
             (watcher.deferred || watcher.computing_turns != entry.computing_turns);

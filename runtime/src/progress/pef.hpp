@@ -101,9 +101,9 @@ class PefProgress final : public p2p::ProgressObserver {
         struct Watched {
             p2p::Request* request;
             std::uint64_t id;  // wire_id(): a recycled request is not watched
+            // When it was posted, moved later by the turns' time since.
             std::int64_t posted_ns;
             std::uint64_t computing_turns;  // the watcher's count when posted
-            std::int64_t turns_ns;          // the watcher's turns_ns when posted
         };
         static constexpr int kCapacity = 64;
 
@@ -116,12 +116,10 @@ class PefProgress final : public p2p::ProgressObserver {
         std::int64_t delay_ns = 0;  // to the next turn after this one
         // Turns that found the thread outside MPI (SI_PEF_PREDICT).
         std::uint64_t computing_turns = 0;
-        std::int64_t waited_until_ns = 0;  // the end of its last blocking call
-        // Time spent in turns' passes (not the application's), in total and
-        // at the end of its last blocking call.
-        std::int64_t turns_ns = 0;
-        std::int64_t turns_ns_at_wait_end = 0;
-        int waits_at_once = 0;             // in a row
+        // The end of its last blocking call, moved later by the turns' time
+        // since: what remains outside MPI is the application's.
+        std::int64_t waited_until_ns = 0;
+        int waits_at_once = 0;  // in a row
         bool deferred = false;  // sequences start at kDeferredPhaseNs
         std::int64_t arm_ns = 0;  // running mean of what timer_settime takes
         std::atomic<bool> restart{false};
