@@ -1,6 +1,6 @@
 # Checks that every #include "layer/..." in runtime/src points down the layer
 # order, never up or sideways:
-#   base -> wake, bootstrap -> node -> transport -> p2p -> datatype, coll -> progress -> api
+#   base -> wake, bootstrap -> node -> transport -> p2p -> datatype, coll, rma -> progress -> api
 # and fortran, which uses only mpi.h.
 # Run as: cmake -DSOURCE_DIR=<runtime/src> -P layering.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -12,11 +12,12 @@ set(allowed_transport base wake bootstrap node transport)
 set(allowed_p2p base wake bootstrap node transport p2p)
 set(allowed_datatype base datatype)
 set(allowed_coll base wake bootstrap node transport p2p datatype coll)
+set(allowed_rma base wake bootstrap node transport p2p datatype rma)
 set(allowed_progress base wake bootstrap node transport p2p progress)
-set(allowed_api base wake bootstrap node transport p2p datatype coll progress api)
+set(allowed_api base wake bootstrap node transport p2p datatype coll rma progress api)
 set(allowed_fortran fortran)
 
-set(layers base wake bootstrap node transport p2p datatype coll progress api fortran)
+set(layers base wake bootstrap node transport p2p datatype coll rma progress api fortran)
 set(violations 0)
 foreach(layer IN LISTS layers)
   file(GLOB_RECURSE files ${SOURCE_DIR}/${layer}/*.hpp ${SOURCE_DIR}/${layer}/*.cpp)

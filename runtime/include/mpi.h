@@ -30,6 +30,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Message;
+typedef int MPI_Win;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -45,6 +46,7 @@ typedef struct MPI_Status {
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
 /* Attribute callbacks (MPI_Comm_create_keyval, MPI_Type_create_keyval, and
  * the deprecated MPI_Keyval_create). */
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
@@ -233,6 +235,29 @@ int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_UNIVERSE_SIZE 0x64400009
 #define MPI_APPNUM 0x6440000b
 #define MPI_LASTUSEDCODE 0x6440000d
+/* ... and on windows (MPI_Win_get_attr). */
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+
+/* ---- one-sided communication ------------------------------------------ */
+#define MPI_WIN_NULL ((MPI_Win)0x1c000000)
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+#define MPI_LOCK_EXCLUSIVE 234 /* MPICH's values */
+#define MPI_LOCK_SHARED 235
+/* Assertions (MPI_Win_fence, post, start, lock): accepted, used as hints only. */
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
 
 /* Thread levels. */
 #define MPI_THREAD_SINGLE 0
@@ -276,6 +301,16 @@ int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_ERR_INFO_KEY 26
 #define MPI_ERR_INFO_VALUE 27
 #define MPI_ERR_INFO_NOKEY 28
+#define MPI_ERR_RMA_RANGE 29
+#define MPI_ERR_RMA_CONFLICT 30
+#define MPI_ERR_RMA_ATTACH 31
+#define MPI_ERR_RMA_SHARED 32
+#define MPI_ERR_RMA_FLAVOR 33
+#define MPI_ERR_LOCKTYPE 34
+#define MPI_ERR_ASSERT 35
+#define MPI_ERR_DISP 36
+#define MPI_ERR_SIZE 37
+#define MPI_ERR_BASE 38
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* ---- the profiling interface ------------------------------------------ */
@@ -742,6 +777,98 @@ SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op
 SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
 SI_MPI_CALL(int, MPI_Reduce_local,
             (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+
+/* ---- one-sided communication ------------------------------------------ */
+SI_MPI_CALL(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                                  MPI_Comm comm, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                    void *baseptr, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_free, (MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group));
+SI_MPI_CALL(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+SI_MPI_CALL(int, MPI_Win_set_name, (MPI_Win win, const char *win_name));
+SI_MPI_CALL(int, MPI_Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+SI_MPI_CALL(int, MPI_Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+SI_MPI_CALL(int, MPI_Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Win_create_errhandler,
+            (MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Win_call_errhandler, (MPI_Win win, int errorcode));
+
+SI_MPI_CALL(int, MPI_Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, int target_count,
+                           MPI_Datatype target_datatype, MPI_Win win));
+SI_MPI_CALL(int, MPI_Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, int target_count,
+                           MPI_Datatype target_datatype, MPI_Win win));
+SI_MPI_CALL(int, MPI_Accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+SI_MPI_CALL(int, MPI_Get_accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+             MPI_Win win));
+SI_MPI_CALL(int, MPI_Fetch_and_op,
+            (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+             MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+SI_MPI_CALL(int, MPI_Compare_and_swap,
+            (const void *origin_addr, const void *compare_addr, void *result_addr,
+             MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+SI_MPI_CALL(int, MPI_Rput, (const void *origin_addr, int origin_count,
+                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                            int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                            MPI_Request *request));
+SI_MPI_CALL(int, MPI_Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Raccumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Rget_accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+             MPI_Win win, MPI_Request *request));
+
+SI_MPI_CALL(int, MPI_Win_fence, (int assert, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_post, (MPI_Group group, int assert, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_start, (MPI_Group group, int assert, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_complete, (MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_wait, (MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_test, (MPI_Win win, int *flag));
+SI_MPI_CALL(int, MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_unlock, (int rank, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_lock_all, (int assert, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_unlock_all, (MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_flush, (int rank, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_flush_all, (MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_flush_local, (int rank, MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_flush_local_all, (MPI_Win win));
+SI_MPI_CALL(int, MPI_Win_sync, (MPI_Win win));
+
+/* Nonblocking epochs (seed 002; not in MPI-3.1): every call returns at once
+ * with a request. An opening's request is complete at once; a closing's
+ * completes when the epoch it closes has completed. Epochs still activate
+ * one after the other in the order they were opened. */
+#define SI_MPIX_CALL(name, params) \
+    int name params;               \
+    int P##name params
+SI_MPIX_CALL(MPIX_Win_ifence, (int assert, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_ipost, (MPI_Group group, int assert, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_istart, (MPI_Group group, int assert, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_icomplete, (MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iwait, (MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_ilock, (int lock_type, int rank, int assert, MPI_Win win,
+                              MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iunlock, (int rank, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_ilock_all, (int assert, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iunlock_all, (MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iflush, (int rank, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iflush_local, (int rank, MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iflush_all, (MPI_Win win, MPI_Request *request));
+SI_MPIX_CALL(MPIX_Win_iflush_local_all, (MPI_Win win, MPI_Request *request));
 
 /* ---- Fortran ----------------------------------------------------------- */
 /* A Fortran handle is the C handle, and a Fortran status is the C status

@@ -32,6 +32,9 @@ struct Communicator {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
     std::shared_ptr<const Topology> topology;  // null unless made by a topology call
+    // The window whose own communicator this is (api/win.hpp): its error
+    // handler is the window's, and a user handler is called with the window.
+    MPI_Win window = MPI_WIN_NULL;
     // Nonblocking collectives started on it (coll::nonblocking_tag_base).
     std::uint32_t nonblocking_collectives = 0;
 

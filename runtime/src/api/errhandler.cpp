@@ -6,6 +6,7 @@
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
+#include "api/win.hpp"
 
 namespace si::api {
 
@@ -169,6 +170,52 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     if (int rc = call.communicator(comm, c)) return rc;
     // A fatal handler ends the job here; any other returns, and so does this call.
     (void)invoke_errhandler(comm, errorcode);
+    return MPI_SUCCESS;
+}
+
+// Windows keep their error handler on their own communicator (win.hpp);
+// window and communicator handlers are the same kind of object here, as
+// their functions differ only in the handle type they receive.
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+    Call call("MPI_Win_set_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (!is_predefined(errhandler) && user_errhandler(errhandler) == nullptr)
+        return call.fail(MPI_ERR_ARG,
+                         "errhandler {:#x} is not an error handler (use MPI_ERRORS_ARE_FATAL, "
+                         "MPI_ERRORS_RETURN or one from MPI_Win_create_errhandler)",
+                         errhandler);
+    Runtime::get()->communicators.find(w->comm)->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+    Call call("MPI_Win_get_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(errhandler, "errhandler")) return rc;
+    *errhandler = Runtime::get()->communicators.find(w->comm)->errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* function,
+                               MPI_Errhandler* errhandler) {
+    return PMPI_Comm_create_errhandler(
+        reinterpret_cast<MPI_Comm_errhandler_function*>(function), errhandler);
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+    Call call("MPI_Win_call_errhandler");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    (void)invoke_errhandler(w->comm, errorcode);
     return MPI_SUCCESS;
 }
 

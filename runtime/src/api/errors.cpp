@@ -56,6 +56,16 @@ const char* class_text(int error_class) {
         case MPI_ERR_INFO_KEY: return "invalid info key";
         case MPI_ERR_INFO_VALUE: return "invalid info value";
         case MPI_ERR_INFO_NOKEY: return "no such info key";
+        case MPI_ERR_RMA_RANGE: return "target memory is not part of the window";
+        case MPI_ERR_RMA_CONFLICT: return "conflicting accesses to a window";
+        case MPI_ERR_RMA_ATTACH: return "memory cannot be attached";
+        case MPI_ERR_RMA_SHARED: return "memory cannot be shared";
+        case MPI_ERR_RMA_FLAVOR: return "wrong window flavor";
+        case MPI_ERR_LOCKTYPE: return "invalid lock type";
+        case MPI_ERR_ASSERT: return "invalid assertion";
+        case MPI_ERR_DISP: return "invalid displacement";
+        case MPI_ERR_SIZE: return "invalid size";
+        case MPI_ERR_BASE: return "invalid base address";
         default: return nullptr;
     }
 }
@@ -170,7 +180,7 @@ int invoke_errhandler(MPI_Comm comm, int code) {
     if (handler == MPI_ERRORS_RETURN) return code;
     if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT) {
         if (MPI_Comm_errhandler_function* function = user_errhandler(handler)) {
-            MPI_Comm target = comm;
+            MPI_Comm target = communicator->window != MPI_WIN_NULL ? communicator->window : comm;
             int argument = code;
             function(&target, &argument);
             return code;

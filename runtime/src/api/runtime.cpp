@@ -1,4 +1,5 @@
 #include "api/runtime.hpp"
+#include "api/win.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -273,6 +274,7 @@ void Runtime::stop() {
     std::string detail;
     if (coll::barrier(collective_context(*world, &detail)) != MPI_SUCCESS)
         log::warn("MPI_Finalize: the closing barrier failed ({}); ending anyway", detail);
+    forget_windows();
     runtime->progress_thread.reset();
     if (runtime->interrupt_progress) runtime->interrupt_progress->stop();
     if (runtime->smart) runtime->smart->stop();
@@ -298,6 +300,10 @@ void Runtime::write_stats() const {
         {"rendezvous_bytes", s.rendezvous_bytes},
         {"rdma_reads", s.rdma_reads},
         {"rdma_read_bytes", s.rdma_read_bytes},
+        {"rma_writes", s.rma_writes},
+        {"rma_write_bytes", s.rma_write_bytes},
+        {"rma_reads", s.rma_reads},
+        {"rma_read_bytes", s.rma_read_bytes},
         {"direct_writes", s.direct_writes},
         {"direct_write_bytes", s.direct_write_bytes},
         {"direct_writes_abandoned", s.direct_writes_abandoned},

@@ -41,14 +41,17 @@ HANDWRITTEN = {
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr", "MPI_Attr_put",
     "MPI_Type_set_attr", "MPI_Type_get_attr",
 }
-# No Fortran binding (beside the C-only MPI_*_f2c/c2f conversions).
-LEFT_OUT = set()
+# No Fortran binding (beside the C-only MPI_*_f2c/c2f conversions): window
+# attributes and names, and MPI_Win_allocate's address-valued base, want
+# hand-written bindings no Fortran program of the suite needs yet.
+LEFT_OUT = {"MPI_Win_get_attr", "MPI_Win_set_name", "MPI_Win_get_name", "MPI_Win_allocate"}
 
 HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info",
-                "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message"}
+                "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"}
 WIDE_TYPES = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
               "MPI_Offset": "MPI_OFFSET_KIND"}
-FUNCTION_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function"}
+FUNCTION_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function",
+                  "MPI_Win_errhandler_function"}
 LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "high", "remain_dims"}
 
 

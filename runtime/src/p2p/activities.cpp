@@ -5,6 +5,10 @@
 
 namespace si::p2p {
 
+namespace {
+constexpr int kErrOtherClass = 16;  // MPI_ERR_OTHER (this layer does not include mpi.h)
+}  // namespace
+
 Request* Engine::start(std::unique_ptr<Activity> activity) {
     Activity& kept = *activity;
     return start(Running{nullptr, &kept, std::move(activity)});
@@ -43,6 +47,37 @@ int Engine::advance_activities() {
         ++finished;
     }
     return finished;
+}
+
+bool Engine::activities_poll_memory() const {
+    for (const Running& running : activities_)
+        if (running.activity->polls_memory()) return true;
+    return false;
+}
+
+Request* Engine::rdma_locked(int world_peer, Direction direction, void* local, std::size_t bytes,
+                             transport::RemoteKey remote) {
+    Request* request = pool_.acquire(Request::Kind::send);
+    request->phase = Request::Phase::transferring;
+    request->peer = world_peer;
+    request->buffer = local;
+    request->bytes = bytes;
+    transport::Transport& transport = *transport_of_[world_peer];
+    transport::Result result;
+    if (direction == Direction::write) {
+        ++stats_.rma_writes;
+        stats_.rma_write_bytes += bytes;
+        result = transport.rdma_write(world_peer, local, bytes, remote, request->wire_id());
+    } else {
+        ++stats_.rma_reads;
+        stats_.rma_read_bytes += bytes;
+        result = transport.rdma_read(world_peer, local, bytes, remote, request->wire_id());
+    }
+    if (result == transport::Result::posted) return request;
+    // Neither transport answers retry for one-sided transfers; a failure was logged.
+    if (result != transport::Result::done) request->result.error = kErrOtherClass;
+    complete(request);
+    return request;
 }
 
 int Engine::progress_in_background() {

@@ -1,5 +1,5 @@
 // An operation the progress engine drives in the background: a nonblocking
-// collective's schedule (coll/schedule.hpp). Every progress pass, whoever
+// collective's schedule (coll/schedule.hpp), an RMA window's epochs (rma/). Every progress pass, whoever
 // makes it (a blocked call, MPI_Test, the progress thread, an interrupt
 // thread woken by a helper), advances every activity a step, so that an
 // activity moves on while the application computes as far as its messages do.
@@ -19,6 +19,10 @@ public:
     virtual bool advance(Engine& engine) = 0;
     // An error class (0 for success) once advance() returned true.
     virtual int result() const = 0;
+    // True while it waits for memory a peer writes one-sidedly (an RMA
+    // epoch's grant or completion counter), which rings no doorbell: a
+    // blocked call then keeps polling instead of sleeping.
+    virtual bool polls_memory() const { return false; }
 };
 
 }  // namespace si::p2p

@@ -489,6 +489,12 @@ void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
 
 void Engine::rdma_completed(std::uint64_t cookie, int error) {
     Request* request = pool_.find(static_cast<std::uint32_t>(cookie));
+    if (request != nullptr && request->wire_id() == cookie &&
+        request->phase == Request::Phase::transferring) {
+        if (error != 0) request->result.error = kErrOther;
+        complete(request);
+        return;
+    }
     if (request == nullptr || request->wire_id() != cookie ||
         request->phase != Request::Phase::reading) {
         log::error("internal: RDMA completion {:#x} names no reading receive", cookie);

@@ -193,6 +193,19 @@ class Engine final : private transport::Events {
                           const CommRef& comm, std::uint16_t context, bool blocking = false,
                           std::unique_ptr<CompletionHook> hook = nullptr);
     void release_locked(Request* request);
+    // A one-sided transfer for the RMA layer, with the lock held: writes
+    // `bytes` from `local` to the peer's registered memory, or reads them
+    // into `local`. The request completes when the transport says the data
+    // arrived (error MPI_ERR_OTHER if it failed); `local` must stay valid
+    // until then.
+    enum class Direction : std::uint8_t { write, read };
+    Request* rdma_locked(int world_peer, Direction direction, void* local, std::size_t bytes,
+                         transport::RemoteKey remote);
+    // The transport that reaches world rank `peer` (to register memory a
+    // peer will reach, and to know its capabilities).
+    transport::Transport& transport_to(int world_peer) { return *transport_of_[world_peer]; }
+    // Every transport once.
+    std::span<transport::Transport* const> transports() const { return transports_; }
     // Finds a live request by pool index (the API's handle), or nullptr.
     Request* find(std::uint32_t index);
 
@@ -260,6 +273,7 @@ class Engine final : private transport::Events {
     Request* start(Running running);
     // Advances every activity a step; returns how many finished.
     int advance_activities();
+    bool activities_poll_memory() const;
     bool arm_transports();
     int flush_queued_sends();
     // Blocks until done() holds (called with the lock held, after each

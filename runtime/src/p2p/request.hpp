@@ -43,6 +43,7 @@ struct alignas(64) Request {
         awaiting_fin,   // rendezvous send: RTS out, waiting for FIN
         reading,        // rendezvous receive: RDMA Read in flight
         running,        // an Activity's (Engine::start) in progress
+        transferring,   // one-sided transfer (Engine::rdma_locked) in flight
         done,
     };
 

@@ -13,6 +13,12 @@ struct Stats {
     std::uint64_t rendezvous_bytes = 0;
     std::uint64_t rdma_reads = 0;
     std::uint64_t rdma_read_bytes = 0;
+    // One-sided transfers of the RMA layer (Engine::rdma_locked): Put and
+    // Get data, and the epoch counters written into peers' windows.
+    std::uint64_t rma_writes = 0;
+    std::uint64_t rma_write_bytes = 0;
+    std::uint64_t rma_reads = 0;
+    std::uint64_t rma_read_bytes = 0;
     // Direct delivery on shared memory: sends this rank wrote into the
     // receive buffer itself, and receives its senders wrote.
     std::uint64_t direct_writes = 0;

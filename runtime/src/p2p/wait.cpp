@@ -110,8 +110,9 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
             cpu_relax();
         } else if (!may_sleep || !peers_with_queue_.empty() ||
                    std::chrono::steady_clock::now() < spin_until || cpus_to_spare() ||
-                   awaiting_delivery(lead, delivery_spin_until)) {
-            // Queued sends wait for a peer to free a slot, which rings no bell.
+                   awaiting_delivery(lead, delivery_spin_until) || activities_poll_memory()) {
+            // Queued sends wait for a peer to free a slot, and one-sided
+            // epoch counters are written by peers: neither rings a bell.
             sched_yield();
         } else {
             ++stats_.wait_sleeps;

@@ -1,0 +1,262 @@
+// Windows: creation, freeing, and what a program may ask of one.
+#include "api/win.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "api/group.hpp"
+#include "api/handles.hpp"
+#include "api/info.hpp"
+#include "api/runtime.hpp"
+#include "base/log.hpp"
+
+namespace si::api {
+
+namespace {
+
+// Handle index -> window; index 0 is MPI_WIN_NULL.
+std::mutex g_mutex;
+std::vector<std::unique_ptr<Win>> g_windows(1);
+
+MPI_Win add_window(std::unique_ptr<Win> win) {
+    std::lock_guard lock(g_mutex);
+    std::size_t index = 1;
+    while (index < g_windows.size() && g_windows[index] != nullptr) ++index;
+    if (index == g_windows.size()) g_windows.emplace_back();
+    win->handle = make_handle(HandleKind::window, static_cast<int>(index));
+    g_windows[index] = std::move(win);
+    return g_windows[index]->handle;
+}
+
+std::unique_ptr<Win> take_window(MPI_Win handle) {
+    std::lock_guard lock(g_mutex);
+    return std::move(g_windows[static_cast<std::size_t>(handle_index(handle))]);
+}
+
+// Both flavors once the memory is known: a communicator of its own, the
+// window's registration, and every member's description of its window.
+int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+                  MPI_Comm comm, int flavor, MPI_Win* win) {
+    Communicator* c = nullptr;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
+    // Hints (no_locks, accumulate_ordering, ...) are accepted and ignored.
+    if (info != MPI_INFO_NULL)
+        if (int rc = check_info(call, info)) return rc;
+    if (int rc = call.not_null(win, "win")) return rc;
+    if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
+    if (disp_unit <= 0)
+        return call.fail(MPI_ERR_DISP, "disp_unit is {}; it must be positive", disp_unit);
+    if (size > 0 && base == nullptr)
+        return call.fail(MPI_ERR_BASE, "base is NULL for a window of {} bytes", size);
+
+    MPI_Comm own = MPI_COMM_NULL;
+    if (int rc = create_communicator(call, *c, c->world_of, c->rank, true, &own)) return rc;
+    Runtime& runtime = *Runtime::get();
+    Communicator* dup = runtime.communicators.find(own);
+    // Windows start with MPI_ERRORS_ARE_FATAL, whatever their communicator has.
+    dup->errhandler = MPI_ERRORS_ARE_FATAL;
+
+    auto w = std::make_unique<Win>();
+    w->comm = own;
+    w->flavor = flavor;
+    w->base = base;
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->window = std::make_unique<rma::Window>(*runtime.engine, dup->world_of, dup->rank,
+                                              dup->p2p_context(), base,
+                                              static_cast<std::size_t>(size),
+                                              static_cast<std::size_t>(disp_unit));
+    const rma::PeerWindow mine = w->window->describe();
+    std::vector<rma::PeerWindow> all(static_cast<std::size_t>(dup->size()));
+    if (int rc = coll::allgather(collective_context(*dup), &mine, sizeof mine,
+                                 coll::regular_blocks(all.data(), dup->size(), sizeof mine))) {
+        runtime.communicators.remove(own);
+        return call.fail(rc, "exchanging the window descriptions failed");
+    }
+    w->window->connect(std::move(all));
+    *win = add_window(std::move(w));
+    dup->window = *win;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int find_window(Call& call, MPI_Win handle, Win*& out) {
+    if (handle == MPI_WIN_NULL) return call.fail(MPI_ERR_WIN, "win is MPI_WIN_NULL");
+    if (!is_kind(handle, HandleKind::window))
+        return call.fail(MPI_ERR_WIN, "win argument {:#x} is {}", handle, kind_name(handle));
+    {
+        std::lock_guard lock(g_mutex);
+        const auto index = static_cast<std::size_t>(handle_index(handle));
+        out = index < g_windows.size() ? g_windows[index].get() : nullptr;
+    }
+    if (out == nullptr)
+        return call.fail(MPI_ERR_WIN, "window {:#x} does not exist (freed?)", handle);
+    call.set_error_comm(out->comm);
+    return MPI_SUCCESS;
+}
+
+void forget_windows() {
+    std::lock_guard lock(g_mutex);
+    int left = 0;
+    for (auto& w : g_windows) {
+        if (w == nullptr) continue;
+        // Its activity runs in the engine and its memory is registered: it
+        // cannot be taken apart without its peers. Left to the process's end.
+        (void)w->window.release();
+        ++left;
+    }
+    if (left > 0)
+        log::warn("MPI_Finalize: {} window(s) were not freed with MPI_Win_free", left);
+    g_windows.resize(1);
+}
+
+}  // namespace si::api
+
+using namespace si::api;
+namespace p2p = si::p2p;
+namespace rma = si::rma;
+namespace coll = si::coll;
+namespace datatype = si::datatype;
+
+extern "C" {
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win* win) {
+    Call call("MPI_Win_create");
+    if (int rc = call.initialized()) return rc;
+    return create_window(call, base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, win);
+}
+
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                      MPI_Win* win) {
+    Call call("MPI_Win_allocate");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(baseptr, "baseptr")) return rc;
+    if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
+    void* memory = nullptr;
+    if (::posix_memalign(&memory, 64, static_cast<std::size_t>(size > 0 ? size : 1)) != 0)
+        return call.fail(MPI_ERR_NO_MEM, "cannot allocate {} bytes", size);
+    void* base = size > 0 ? memory : nullptr;
+    if (int rc =
+            create_window(call, base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, win)) {
+        std::free(memory);
+        return rc;
+    }
+    Win* w = nullptr;
+    (void)find_window(call, *win, w);
+    w->allocated = memory;
+    std::memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_free = PMPI_Win_free
+int PMPI_Win_free(MPI_Win* win) {
+    Call call("MPI_Win_free");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(win, "win")) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, *win, w)) return rc;
+    Runtime& runtime = *Runtime::get();
+    p2p::Engine& engine = *runtime.engine;
+    {
+        p2p::ProgressGuard guard(engine.lock());
+        if (w->window->passive_open() || w->window->exposure_open() ||
+            w->window->pscw_access_open())
+            return call.fail(MPI_ERR_RMA_SYNC,
+                             "an epoch of the window is still open (unlock, complete or wait "
+                             "first; a fence epoch is closed by MPI_Win_fence)");
+    }
+    // Every epoch this process closed must complete before the barrier, and
+    // nobody touches the window after it.
+    struct Idle final : p2p::Activity {
+        rma::Window& window;
+        explicit Idle(rma::Window& w) : window(w) {}
+        bool advance(p2p::Engine&) override { return window.idle_locked(); }
+        int result() const override { return 0; }
+        bool polls_memory() const override { return true; }
+    } idle(*w->window);
+    p2p::Request* done = engine.start(idle);
+    engine.wait(done);
+    engine.release(done);
+    Communicator* own = runtime.communicators.find(w->comm);
+    if (int rc = coll::barrier(collective_context(*own)))
+        return call.fail(rc, "the barrier of the window's members failed");
+    w->window->disconnect();
+    std::unique_ptr<Win> gone = take_window(*win);
+    gone->window.reset();
+    std::free(gone->allocated);
+    runtime.communicators.remove(gone->comm);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+    Call call("MPI_Win_get_group");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(group, "group")) return rc;
+    Communicator* own = Runtime::get()->communicators.find(w->comm);
+    return make_group(call, own->world_of, group);
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
+    Call call("MPI_Win_get_attr");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(attribute_val, "attribute_val")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    // The value is a pointer to the attribute, except MPI_WIN_BASE, whose
+    // value is the base itself.
+    void* value = nullptr;
+    switch (keyval) {
+        case MPI_WIN_BASE: value = w->base; break;
+        case MPI_WIN_SIZE: value = &w->size; break;
+        case MPI_WIN_DISP_UNIT: value = &w->disp_unit; break;
+        case MPI_WIN_CREATE_FLAVOR: value = &w->flavor; break;
+        case MPI_WIN_MODEL: value = &w->model; break;
+        default:
+            return call.fail(MPI_ERR_KEYVAL,
+                             "keyval {:#x} is not a window attribute (MPI_WIN_BASE, MPI_WIN_SIZE, "
+                             "MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL; user "
+                             "window attributes are not implemented)",
+                             keyval);
+    }
+    *flag = 1;
+    std::memcpy(attribute_val, &value, sizeof value);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+    Call call("MPI_Win_set_name");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(win_name, "win_name")) return rc;
+    w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+    Call call("MPI_Win_get_name");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(win_name, "win_name")) return rc;
+    if (int rc = call.not_null(resultlen, "resultlen")) return rc;
+    std::memcpy(win_name, w->name.c_str(), w->name.size() + 1);
+    *resultlen = static_cast<int>(w->name.size());
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

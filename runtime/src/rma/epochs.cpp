@@ -1,0 +1,282 @@
+// Epochs: opening, closing, serial activation, and what each kind waits for.
+#include <algorithm>
+#include <numeric>
+
+#include "rma/window.hpp"
+
+namespace si::rma {
+
+namespace {
+
+std::vector<int> everyone(int size) {
+    std::vector<int> all(static_cast<std::size_t>(size));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+}
+
+}  // namespace
+
+std::shared_ptr<Epoch> Window::open(std::shared_ptr<Epoch> epoch) {
+    epochs_.push_back(epoch);
+    activate_ready();
+    return epoch;
+}
+
+// Rule 4 of seed 002: epochs activate in the order they were opened, and
+// (with no reordering flag) one activates only when each earlier one has
+// completed or is still open and active: epochs MPI lets a program hold open
+// together (post + start, locks towards several targets, a fence epoch and
+// nothing else) run together; one opened after a nonblocking close waits for
+// the closed one.
+void Window::activate_ready() {
+    for (std::size_t i = 0; i < epochs_.size(); ++i) {
+        Epoch& epoch = *epochs_[i];
+        if (epoch.completed || epoch.active) continue;
+        for (std::size_t j = 0; j < i; ++j) {
+            const Epoch& earlier = *epochs_[j];
+            if (!earlier.completed && (!earlier.active || earlier.closed)) return;
+        }
+        if (!activate(epoch)) return;
+        advance_epoch(epoch);
+    }
+}
+
+bool Window::activate(Epoch& epoch) {
+    epoch.active = true;
+    for (std::size_t m = 0; m < epoch.members.size(); ++m) {
+        const int peer = epoch.members[m];
+        const auto p = static_cast<std::size_t>(peer);
+        switch (epoch.kind) {
+            case Epoch::Kind::fence:
+                // The fence that opened it completed only once every member
+                // had reached it: everyone's window is open to us.
+                epoch.granted[m] = 1;
+                break;
+            case Epoch::Kind::access:
+                epoch.number[m] = ++accesses_requested_[p];
+                break;
+            case Epoch::Kind::exposure:
+                epoch.number[m] = ++exposures_opened_[p];
+                signal(peer, Counter::grant, epoch.number[m]);
+                break;
+            case Epoch::Kind::lock:
+            case Epoch::Kind::lock_all:
+                epoch.number[m] = ++locks_requested_[p];
+                send_lock_message(peer, /*release=*/false, epoch.lock_type);
+                break;
+        }
+    }
+    return true;
+}
+
+void Window::advance_epoch(Epoch& epoch) {
+    if (!epoch.active || epoch.completed) return;
+    const std::size_t n = epoch.members.size();
+    // Grants: the counter a target writes reached this epoch's number.
+    for (std::size_t m = 0; m < n; ++m) {
+        if (epoch.granted[m]) continue;
+        const int peer = epoch.members[m];
+        if (epoch.kind == Epoch::Kind::access)
+            epoch.granted[m] = inbox(peer, Counter::grant) >= epoch.number[m];
+        else if (epoch.kind == Epoch::Kind::lock || epoch.kind == Epoch::Kind::lock_all)
+            epoch.granted[m] = inbox(peer, Counter::lock) >= epoch.number[m];
+    }
+    // Replay what was recorded, in order, towards granted targets.
+    for (auto it = epoch.deferred.begin(); it != epoch.deferred.end();) {
+        if (epoch.granted[static_cast<std::size_t>((*it)->member)]) {
+            std::shared_ptr<Operation> op = std::move(*it);
+            it = epoch.deferred.erase(it);
+            start_transfer(op);
+        } else {
+            ++it;
+        }
+    }
+    if (!epoch.closed) return;
+
+    bool all_signalled = true;
+    switch (epoch.kind) {
+        case Epoch::Kind::fence: {
+            const bool quiet = epoch.deferred.empty() &&
+                               std::all_of(epoch.pending.begin(), epoch.pending.end(),
+                                           [](std::uint32_t p) { return p == 0; });
+            if (!quiet) return;
+            if (!epoch.signalled[0]) {
+                // Our operations of the epoch are done everywhere: tell every
+                // member, which is also the barrier of the fence.
+                for (int peer = 0; peer < size(); ++peer)
+                    signal(peer, Counter::fence, epoch.fence_number);
+                epoch.signalled[0] = 1;
+            }
+            for (int peer = 0; peer < size(); ++peer)
+                if (inbox(peer, Counter::fence) < epoch.fence_number) return;
+            break;
+        }
+        case Epoch::Kind::exposure:
+            for (std::size_t m = 0; m < n; ++m)
+                if (inbox(epoch.members[m], Counter::done) < epoch.number[m]) return;
+            break;
+        case Epoch::Kind::access:
+        case Epoch::Kind::lock:
+        case Epoch::Kind::lock_all:
+            for (std::size_t m = 0; m < n; ++m) {
+                if (epoch.signalled[m]) continue;
+                // A lock is released only once granted (the target would not
+                // know which of our requests the release meant otherwise); a
+                // PSCW access needs no grant to say it did nothing.
+                const bool lock = epoch.kind != Epoch::Kind::access;
+                if (epoch.pending[m] != 0 || (lock && !epoch.granted[m])) {
+                    all_signalled = false;
+                    continue;
+                }
+                if (lock)
+                    send_lock_message(epoch.members[m], /*release=*/true, epoch.lock_type);
+                else
+                    signal(epoch.members[m], Counter::done, epoch.number[m]);
+                epoch.signalled[m] = 1;
+            }
+            if (!all_signalled) return;
+            break;
+    }
+    epoch.completed = true;
+}
+
+// ---- opening and closing -----------------------------------------------------
+
+std::shared_ptr<Epoch> Window::fence_locked(bool last) {
+    std::shared_ptr<Epoch> closing;
+    for (auto& epoch : epochs_)
+        if (epoch->kind == Epoch::Kind::fence && !epoch->closed) closing = epoch;
+    if (closing == nullptr)
+        closing = open(std::make_shared<Epoch>(Epoch::Kind::fence, everyone(size()), size()));
+    closing->closed = true;
+    closing->fence_number = ++fences_;
+    if (!last) open(std::make_shared<Epoch>(Epoch::Kind::fence, everyone(size()), size()));
+    advance_epoch(*closing);
+    return closing;
+}
+
+void Window::start_locked(std::vector<int> targets) {
+    open(std::make_shared<Epoch>(Epoch::Kind::access, std::move(targets), size()));
+}
+
+void Window::post_locked(std::vector<int> origins) {
+    open(std::make_shared<Epoch>(Epoch::Kind::exposure, std::move(origins), size()));
+}
+
+void Window::lock_locked(int target, LockType type) {
+    auto epoch = std::make_shared<Epoch>(Epoch::Kind::lock, std::vector<int>{target}, size());
+    epoch->lock_type = type;
+    open(std::move(epoch));
+}
+
+void Window::lock_all_locked() {
+    open(std::make_shared<Epoch>(Epoch::Kind::lock_all, everyone(size()), size()));
+}
+
+namespace {
+
+template <typename Match>
+std::shared_ptr<Epoch> close_first(std::vector<std::shared_ptr<Epoch>>& epochs, Match match) {
+    for (auto& epoch : epochs)
+        if (!epoch->closed && match(*epoch)) {
+            epoch->closed = true;
+            return epoch;
+        }
+    return nullptr;
+}
+
+}  // namespace
+
+std::shared_ptr<Epoch> Window::complete_locked() {
+    auto epoch = close_first(epochs_, [](const Epoch& e) { return e.kind == Epoch::Kind::access; });
+    if (epoch) advance_epoch(*epoch);
+    return epoch;
+}
+
+std::shared_ptr<Epoch> Window::wait_locked() {
+    auto epoch =
+        close_first(epochs_, [](const Epoch& e) { return e.kind == Epoch::Kind::exposure; });
+    if (epoch) advance_epoch(*epoch);
+    return epoch;
+}
+
+std::shared_ptr<Epoch> Window::unlock_locked(int target) {
+    auto epoch = close_first(epochs_, [&](const Epoch& e) {
+        return e.kind == Epoch::Kind::lock && e.members.front() == target;
+    });
+    if (epoch) advance_epoch(*epoch);
+    return epoch;
+}
+
+std::shared_ptr<Epoch> Window::unlock_all_locked() {
+    auto epoch =
+        close_first(epochs_, [](const Epoch& e) { return e.kind == Epoch::Kind::lock_all; });
+    if (epoch) advance_epoch(*epoch);
+    return epoch;
+}
+
+int Window::test_locked() {
+    for (auto& epoch : epochs_) {
+        if (epoch->kind != Epoch::Kind::exposure || epoch->closed) continue;
+        if (!epoch->active) return 0;
+        for (std::size_t m = 0; m < epoch->members.size(); ++m)
+            if (inbox(epoch->members[m], Counter::done) < epoch->number[m]) return 0;
+        epoch->closed = true;
+        epoch->completed = true;
+        return 1;
+    }
+    return -1;
+}
+
+// ---- which epoch is open --------------------------------------------------------
+
+namespace {
+
+bool open_of(const Epoch& e, Epoch::Kind kind) { return !e.closed && e.kind == kind; }
+
+}  // namespace
+
+bool Window::exposure_open() const {
+    return std::any_of(epochs_.begin(), epochs_.end(),
+                       [](const auto& e) { return open_of(*e, Epoch::Kind::exposure); });
+}
+
+bool Window::access_open_to(int target) const { return access_epoch_to(target) != nullptr; }
+
+bool Window::lock_open_to(int target) const {
+    return std::any_of(epochs_.begin(), epochs_.end(), [&](const auto& e) {
+        return open_of(*e, Epoch::Kind::lock) && e->members.front() == target;
+    });
+}
+
+bool Window::lock_all_open() const {
+    return std::any_of(epochs_.begin(), epochs_.end(),
+                       [](const auto& e) { return open_of(*e, Epoch::Kind::lock_all); });
+}
+
+bool Window::passive_open() const {
+    return std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {
+        return open_of(*e, Epoch::Kind::lock) || open_of(*e, Epoch::Kind::lock_all);
+    });
+}
+
+bool Window::pscw_access_open() const {
+    return std::any_of(epochs_.begin(), epochs_.end(),
+                       [](const auto& e) { return open_of(*e, Epoch::Kind::access); });
+}
+
+// A passive or PSCW epoch towards the target before a fence epoch: a program
+// that left a fence epoch open (no MPI_MODE_NOSUCCEED) and then locks means
+// the lock.
+Epoch* Window::access_epoch_to(int target) const {
+    Epoch* fence = nullptr;
+    for (auto it = epochs_.rbegin(); it != epochs_.rend(); ++it) {
+        Epoch& e = **it;
+        if (e.closed || !e.is_access() || !e.covers(target)) continue;
+        if (e.kind != Epoch::Kind::fence) return &e;
+        if (fence == nullptr) fence = &e;
+    }
+    return fence;
+}
+
+}  // namespace si::rma

@@ -1,0 +1,193 @@
+// The origin side: operations recorded in an epoch, started when it may
+// transfer, and reaped when done.
+#include "rma/window.hpp"
+#include "rma/wire.hpp"
+
+namespace si::rma {
+
+namespace {
+
+template <typename T>
+void append(std::vector<std::byte>& out, const T& value) {
+    const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+    out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+bool fetches(Window::Request::Kind kind) {
+    return kind == Window::Request::Kind::get || kind == Window::Request::Kind::get_accumulate ||
+           kind == Window::Request::Kind::compare_and_swap;
+}
+
+}  // namespace
+
+std::shared_ptr<Operation> Window::issue_locked(const Request& request) {
+    Epoch* epoch = access_epoch_to(request.target);
+    auto op = std::make_shared<Operation>();
+    op->request = request;
+    // The program may free its datatypes at once: keep copies.
+    if (request.origin_type) op->origin_type = *request.origin_type;
+    if (request.result_type) op->result_type = *request.result_type;
+    op->target_type = *request.target_type;
+    op->request.origin_type = &op->origin_type;
+    op->request.result_type = &op->result_type;
+    op->request.target_type = &op->target_type;
+    op->epoch = epoch;
+    op->member = epoch->member_of[static_cast<std::size_t>(request.target)];
+    const auto t = static_cast<std::size_t>(request.target);
+    op->age = ++ages_[t];
+    unfinished_[t].push_back(op);
+    ++epoch->pending[static_cast<std::size_t>(op->member)];
+    if (epoch->active && epoch->deferred.empty() &&
+        epoch->granted[static_cast<std::size_t>(op->member)])
+        start_transfer(op);
+    else
+        epoch->deferred.push_back(op);
+    return op;
+}
+
+std::uint32_t Window::next_sequence(int target) {
+    return ++sequence_[static_cast<std::size_t>(target)];
+}
+
+void Window::start_transfer(std::shared_ptr<Operation> shared) {
+    Operation& op = *shared;
+    op.started = true;
+    in_flight_.push_back(std::move(shared));
+    const Request& r = op.request;
+    const bool direct = op.target_type.contiguous &&
+                        (r.kind == Request::Kind::put || r.kind == Request::Kind::get);
+    if (!direct) {
+        send_to_target(op);
+        return;
+    }
+    const std::size_t bytes = op.target_type.bytes(r.target_count);
+    if (bytes == 0) return;
+    const std::uint64_t offset = r.target_disp * peer(r.target).disp_unit +
+                                 static_cast<std::uint64_t>(op.target_type.true_lb);
+    const int world = world_of_[static_cast<std::size_t>(r.target)];
+    if (r.kind == Request::Kind::put) {
+        const void* data = op.origin_type.data(r.origin);
+        if (!op.origin_type.contiguous) {
+            op.packed.resize(bytes);
+            datatype::pack(op.origin_type, r.origin, r.origin_count, op.packed.data());
+            data = op.packed.data();
+        }
+        op.transfers.push_back(engine_.rdma_locked(world, p2p::Engine::Direction::write,
+                                                   const_cast<void*>(data), bytes,
+                                                   window_key(r.target, offset)));
+        return;
+    }
+    void* into = op.result_type.data(r.result);
+    if (!op.result_type.contiguous) {
+        op.packed.resize(bytes);
+        op.unpack_result = true;
+        into = op.packed.data();
+    }
+    op.transfers.push_back(engine_.rdma_locked(world, p2p::Engine::Direction::read, into, bytes,
+                                               window_key(r.target, offset)));
+}
+
+// Everything the target's CPU must do: a message with the target layout and
+// the data, and for the fetching kinds a receive of the reply.
+void Window::send_to_target(Operation& op) {
+    const Request& r = op.request;
+    const datatype::Type& target = op.target_type;
+    op.sequence = next_sequence(r.target);
+
+    MessageHeader header{};
+    switch (r.kind) {
+        case Request::Kind::put: header.type = MessageType::put; break;
+        case Request::Kind::get: header.type = MessageType::get; break;
+        case Request::Kind::accumulate: header.type = MessageType::accumulate; break;
+        case Request::Kind::get_accumulate: header.type = MessageType::get_accumulate; break;
+        case Request::Kind::compare_and_swap: header.type = MessageType::compare_and_swap; break;
+    }
+    header.op = r.op != nullptr ? r.op->handle : 0;
+    header.base = target.base;
+    header.sequence = op.sequence;
+    header.no_op = r.no_op ? 1 : 0;
+    header.displacement = r.target_disp * peer(r.target).disp_unit;
+    header.count = r.target_count;
+    header.extent = target.extent;
+    datatype::Block storage;
+    const std::span<const datatype::Block> blocks = target.blocks(storage);
+    header.blocks = static_cast<std::uint32_t>(blocks.size());
+
+    std::vector<std::byte> data;
+    if (r.kind == Request::Kind::compare_and_swap) {
+        const auto* compare = static_cast<const std::byte*>(r.compare);
+        const auto* value = static_cast<const std::byte*>(r.origin);
+        data.assign(compare, compare + target.size);
+        data.insert(data.end(), value, value + target.size);
+    } else if (r.origin != nullptr && !r.no_op && r.kind != Request::Kind::get) {
+        data.resize(op.origin_type.bytes(r.origin_count));
+        datatype::pack(op.origin_type, r.origin, r.origin_count, data.data());
+    }
+    header.data_bytes = data.size();
+    const std::size_t layout = sizeof header + blocks.size() * sizeof(TargetBlock);
+    header.data_inline = layout + data.size() <= kMessageBytes ? 1 : 0;
+
+    std::vector<std::byte> message;
+    message.reserve(layout + (header.data_inline ? data.size() : 0));
+    append(message, header);
+    for (const datatype::Block& block : blocks)
+        append(message, TargetBlock{block.offset, block.length});
+    if (header.data_inline) message.insert(message.end(), data.begin(), data.end());
+
+    if (fetches(r.kind)) {
+        const std::size_t bytes = target.bytes(r.target_count);
+        void* into = op.result_type.data(r.result);
+        if (!op.result_type.contiguous) {
+            op.packed.resize(bytes);
+            op.unpack_result = true;
+            into = op.packed.data();
+        }
+        op.transfers.push_back(engine_.irecv_locked(into, bytes, r.target,
+                                                    reply_tag(op.sequence), comm(), context_));
+    }
+    send_message(r.target, kMessageTag, std::move(message));
+    if (!header.data_inline) send_message(r.target, data_tag(op.sequence), std::move(data));
+}
+
+void Window::send_message(int target, int tag, std::vector<std::byte> buffer) {
+    Reply& out = replies_.emplace_back(Reply{nullptr, std::move(buffer)});
+    out.request = engine_.isend_locked(out.data.data(), out.data.size(), target, tag, comm(),
+                                       context_, p2p::SendMode::standard);
+}
+
+void Window::send_lock_message(int target, bool release, LockType type) {
+    MessageHeader header{};
+    header.type = release ? MessageType::unlock : MessageType::lock;
+    header.lock_type = static_cast<std::uint8_t>(type);
+    header.sequence = next_sequence(target);
+    std::vector<std::byte> message;
+    append(message, header);
+    send_message(target, kMessageTag, std::move(message));
+}
+
+bool Window::reap(Operation& op) {
+    for (p2p::Request* transfer : op.transfers)
+        if (!transfer->complete.load(std::memory_order_acquire)) return false;
+    // A message is done once the target applied it (the counter it writes
+    // after each message it served).
+    return op.sequence == 0 || inbox(op.request.target, Counter::applied) >= op.sequence;
+}
+
+void Window::finish(Operation& op) {
+    for (p2p::Request* transfer : op.transfers) {
+        if (transfer->result.error != 0 && op.error == 0) op.error = transfer->result.error;
+        engine_.release_locked(transfer);
+    }
+    op.transfers.clear();
+    const Request& r = op.request;
+    if (op.unpack_result && op.error == 0)
+        datatype::unpack(op.result_type, op.packed.data(), op.packed.size(), r.result);
+    op.packed = {};
+    op.done = true;
+    if (op.error != 0 && op.epoch->error == 0) op.epoch->error = op.error;
+    --op.epoch->pending[static_cast<std::size_t>(op.member)];
+    auto& unfinished = unfinished_[static_cast<std::size_t>(r.target)];
+    while (!unfinished.empty() && unfinished.front()->done) unfinished.pop_front();
+}
+
+}  // namespace si::rma

@@ -1,0 +1,220 @@
+// A window's memory, its counter block, and the activity that drives it.
+#include "rma/window.hpp"
+
+#include <algorithm>
+
+#include "base/log.hpp"
+
+namespace si::rma {
+
+Epoch::Epoch(Kind kind_, std::vector<int> members_, int window_size)
+    : kind(kind_), members(std::move(members_)), member_of(window_size, -1) {
+    for (std::size_t i = 0; i < members.size(); ++i)
+        member_of[static_cast<std::size_t>(members[i])] = static_cast<int>(i);
+    number.assign(members.size(), 0);
+    granted.assign(members.size(), 0);
+    pending.assign(members.size(), 0);
+    signalled.assign(members.size(), 0);
+}
+
+Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::uint16_t context,
+               void* base, std::size_t size, std::size_t disp_unit)
+    : engine_(engine),
+      world_of_(std::move(world_of)),
+      rank_(rank),
+      context_(context),
+      base_(base),
+      bytes_(size),
+      disp_unit_(disp_unit) {
+    const std::size_t n = world_of_.size();
+    counters_ = std::make_unique<std::uint64_t[]>(2 * n * kCounters);
+    accesses_requested_.assign(n, 0);
+    exposures_opened_.assign(n, 0);
+    locks_requested_.assign(n, 0);
+    locks_granted_.assign(n, 0);
+    sequence_.assign(n, 0);
+    unfinished_.resize(n);
+    ages_.assign(n, 0);
+    // Only a transport that pins memory needs a registration before a peer
+    // can reach it; cross-memory attach reaches any address.
+    for (transport::Transport* transport : engine_.transports()) {
+        if (!transport->capabilities().pins_memory) continue;
+        Registered r{transport, {}, {}};
+        if (size > 0) r.window = transport->register_memory(base, size);
+        r.counters = transport->register_memory(counters_.get(),
+                                                2 * n * kCounters * sizeof(std::uint64_t));
+        registered_.push_back(r);
+    }
+}
+
+Window::~Window() {
+    for (Registered& r : registered_) {
+        if (r.window.handle != nullptr) r.transport->deregister_memory(r.window);
+        r.transport->deregister_memory(r.counters);
+    }
+}
+
+PeerWindow Window::describe() const {
+    PeerWindow me{reinterpret_cast<std::uint64_t>(base_), bytes_, disp_unit_, 0,
+                  reinterpret_cast<std::uint64_t>(counters_.get()), 0};
+    // At most one transport pins memory (verbs); shared memory needs no key.
+    if (!registered_.empty()) {
+        me.key = registered_.front().window.key;
+        me.counters_key = registered_.front().counters.key;
+    }
+    return me;
+}
+
+void Window::connect(std::vector<PeerWindow> peers) {
+    peers_ = std::move(peers);
+    {
+        p2p::ProgressGuard guard(engine_.lock());
+        post_service_receive();
+    }
+    activity_ = engine_.start(*this);
+}
+
+void Window::disconnect() {
+    p2p::Request* service = nullptr;
+    {
+        p2p::ProgressGuard guard(engine_.lock());
+        service = std::exchange(service_, nullptr);
+        stopping_ = true;
+    }
+    if (service != nullptr) {
+        engine_.cancel(service);
+        engine_.wait(service);
+        engine_.release(service);
+    }
+    if (activity_ != nullptr) {
+        engine_.wait(activity_);
+        engine_.release(std::exchange(activity_, nullptr));
+    }
+}
+
+bool Window::idle_locked() const {
+    for (const auto& epoch : epochs_) {
+        const bool empty_open_fence = epoch->kind == Epoch::Kind::fence && !epoch->closed &&
+                                      epoch->deferred.empty() &&
+                                      std::all_of(epoch->pending.begin(), epoch->pending.end(),
+                                                  [](std::uint32_t p) { return p == 0; });
+        if (!empty_open_fence) return false;
+    }
+    return in_flight_.empty() && fire_and_forget_.empty() && replies_.empty() &&
+           follow_up_ == nullptr;
+}
+
+// ---- counters ------------------------------------------------------------------
+
+std::uint64_t Window::inbox(int peer, Counter counter) const {
+    const std::uint64_t* word =
+        &counters_[static_cast<std::size_t>(peer) * kCounters + static_cast<std::size_t>(counter)];
+    // Written by the peer's NIC or process_vm_writev, not by this program.
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+std::uint64_t& Window::outbox(int peer, Counter counter) {
+    return counters_[(world_of_.size() + static_cast<std::size_t>(peer)) * kCounters +
+                     static_cast<std::size_t>(counter)];
+}
+
+void Window::signal(int peer, Counter counter, std::uint64_t value) {
+    std::uint64_t& word = outbox(peer, counter);
+    // Values only grow, so a write still in flight from this word that
+    // carries the newer value says nothing the peer may not know yet.
+    word = value;
+    const std::uint64_t offset =
+        (static_cast<std::uint64_t>(rank_) * kCounters + static_cast<std::uint64_t>(counter)) *
+        sizeof(std::uint64_t);
+    const PeerWindow& p = peers_[static_cast<std::size_t>(peer)];
+    p2p::Request* write = engine_.rdma_locked(world_of_[static_cast<std::size_t>(peer)],
+                                              p2p::Engine::Direction::write, &word, sizeof word,
+                                              {p.counters + offset, p.counters_key});
+    fire_and_forget_.push_back(write);
+}
+
+transport::RemoteKey Window::window_key(int peer, std::uint64_t offset) const {
+    const PeerWindow& p = peers_[static_cast<std::size_t>(peer)];
+    return {p.base + offset, p.key};
+}
+
+// ---- flush ------------------------------------------------------------------------
+
+Window::FlushMark Window::flush_mark_locked(int target) const {
+    FlushMark mark{target, {}};
+    if (target >= 0)
+        mark.ages.push_back(ages_[static_cast<std::size_t>(target)]);
+    else
+        mark.ages = ages_;
+    return mark;
+}
+
+bool Window::flushed_locked(const FlushMark& mark) const {
+    auto flushed = [&](int target, std::uint64_t age) {
+        const auto& unfinished = unfinished_[static_cast<std::size_t>(target)];
+        return unfinished.empty() || unfinished.front()->age > age;
+    };
+    if (mark.target >= 0) return flushed(mark.target, mark.ages.front());
+    for (int t = 0; t < size(); ++t)
+        if (!flushed(t, mark.ages[static_cast<std::size_t>(t)])) return false;
+    return true;
+}
+
+// ---- the activity -------------------------------------------------------------------
+
+bool Window::advance(p2p::Engine&) {
+    if (stopping_) return true;
+    // Target side first: a lock granted or an accumulate applied lets the
+    // origin side of this very pass move on when the origin is us.
+    if (service_ != nullptr && service_->complete.load(std::memory_order_acquire) &&
+        follow_up_ == nullptr) {
+        const p2p::Completion result = service_->result;
+        engine_.release_locked(std::exchange(service_, nullptr));
+        if (result.error == 0)
+            serve(result.source, {service_buffer_.data(), result.bytes});
+        else
+            log::error("RMA: a message to this window failed (error class {})", result.error);
+        if (follow_up_ == nullptr) post_service_receive();
+    }
+    if (follow_up_ != nullptr && follow_up_->complete.load(std::memory_order_acquire)) {
+        engine_.release_locked(std::exchange(follow_up_, nullptr));
+        apply(follow_up_origin_, follow_up_header_, follow_up_data_);
+        post_service_receive();
+    }
+    reap_sends();
+
+    for (std::size_t i = 0; i < in_flight_.size();) {
+        if (!reap(*in_flight_[i])) {
+            ++i;
+            continue;
+        }
+        finish(*in_flight_[i]);
+        in_flight_[i] = std::move(in_flight_.back());
+        in_flight_.pop_back();
+    }
+    for (auto& epoch : epochs_) advance_epoch(*epoch);
+    activate_ready();
+    std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
+
+    polls_memory_ = !in_flight_.empty() ||
+                    std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {
+                        return e->closed || !e->active || !e->deferred.empty();
+                    });
+    return false;
+}
+
+void Window::reap_sends() {
+    std::erase_if(fire_and_forget_, [&](p2p::Request* r) {
+        if (!r->complete.load(std::memory_order_acquire)) return false;
+        if (r->result.error != 0) log::error("RMA: a counter write or message failed");
+        engine_.release_locked(r);
+        return true;
+    });
+    std::erase_if(replies_, [&](Reply& reply) {
+        if (!reply.request->complete.load(std::memory_order_acquire)) return false;
+        engine_.release_locked(reply.request);
+        return true;
+    });
+}
+
+}  // namespace si::rma
