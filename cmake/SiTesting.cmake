@@ -3,7 +3,7 @@
 #   si_add_unit_test(<name> SOURCES ... LIBS ... [LABELS ...])
 #       GoogleTest executable, every test case registered with CTest (label unit,
 #       or unit-tsan with LABELS tsan: race-prone code for the ThreadSanitizer run).
-#   si_add_mpi_program(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi])
+#   si_add_mpi_program(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi | none])
 #       Builds one MPI source against this runtime (<name>) and against each
 #       installed baseline MPI named in BASELINES (default: mpich):
 #       <name>.mpich against Debian's MPICH, <name>.openmpi against Debian's
@@ -107,6 +107,9 @@ function(_si_wanted_baselines out)
   endif()
   set(wanted "")
   foreach(baseline IN LISTS ARGN)
+    if(baseline STREQUAL "none")  # a program only this runtime can build (MPIX_ calls)
+      continue()
+    endif()
     if(NOT baseline MATCHES "^(mpich|openmpi)$")
       message(FATAL_ERROR "BASELINES: unknown '${baseline}' (mpich, openmpi)")
     endif()
