@@ -783,6 +783,9 @@ SI_MPI_CALL(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_
                                   MPI_Comm comm, MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                     void *baseptr, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+SI_MPI_CALL(int, MPI_Win_detach, (MPI_Win win, const void *base));
 SI_MPI_CALL(int, MPI_Win_free, (MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group));
 SI_MPI_CALL(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));

@@ -1,6 +1,7 @@
 // Windows: creation, freeing, and what a program may ask of one.
 #include "api/win.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -64,10 +65,11 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
     w->base = base;
     w->size = size;
     w->disp_unit = disp_unit;
-    w->window = std::make_unique<rma::Window>(*runtime.engine, dup->world_of, dup->rank,
-                                              dup->p2p_context(), base,
-                                              static_cast<std::size_t>(size),
-                                              static_cast<std::size_t>(disp_unit));
+    w->window = std::make_unique<rma::Window>(
+        *runtime.engine, dup->world_of, dup->rank, dup->p2p_context(),
+        rma::Window::Memory{base, static_cast<std::size_t>(size),
+                            static_cast<std::size_t>(disp_unit),
+                            flavor == MPI_WIN_FLAVOR_DYNAMIC});
     const rma::PeerWindow mine = w->window->describe();
     std::vector<rma::PeerWindow> all(static_cast<std::size_t>(dup->size()));
     if (int rc = coll::allgather(collective_context(*dup), &mine, sizeof mine,
@@ -151,6 +153,49 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     (void)find_window(call, *win, w);
     w->allocated = memory;
     std::memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+    Call call("MPI_Win_create_dynamic");
+    if (int rc = call.initialized()) return rc;
+    return create_window(call, nullptr, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, win);
+}
+
+// Attached memory needs nothing more on shared memory, where peers reach
+// any address; over verbs a dynamic window's transfers go through the
+// target's CPU (rma/window.hpp), so nothing is registered either. The list
+// only checks MPI_Win_detach.
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+    Call call("MPI_Win_attach");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return call.fail(MPI_ERR_RMA_FLAVOR,
+                         "the window was not made by MPI_Win_create_dynamic; only such windows "
+                         "take attached memory");
+    if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
+    if (size > 0 && base == nullptr)
+        return call.fail(MPI_ERR_BASE, "base is NULL for {} bytes", size);
+    std::lock_guard lock(g_mutex);
+    w->attached.push_back(base);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void* base) {
+    Call call("MPI_Win_detach");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    std::lock_guard lock(g_mutex);
+    const auto at = std::find(w->attached.begin(), w->attached.end(), base);
+    if (at == w->attached.end())
+        return call.fail(MPI_ERR_RMA_ATTACH, "base {} was not attached to the window", base);
+    w->attached.erase(at);
     return MPI_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/errors.hpp"
 #include "mpi.h"
@@ -18,6 +19,7 @@ struct Win {
     std::unique_ptr<rma::Window> window;
     int flavor = MPI_WIN_FLAVOR_CREATE;
     void* allocated = nullptr;  // MPI_Win_allocate's memory, freed with the window
+    std::vector<const void*> attached;  // MPI_Win_attach (dynamic windows)
     // What MPI_Win_get_attr hands out pointers to.
     void* base = nullptr;
     MPI_Aint size = 0;

@@ -54,8 +54,12 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
     op.started = true;
     in_flight_.push_back(std::move(shared));
     const Request& r = op.request;
-    const bool direct = op.target_type.contiguous &&
-                        (r.kind == Request::Kind::put || r.kind == Request::Kind::get);
+    const int world = world_of_[static_cast<std::size_t>(r.target)];
+    // A dynamic window's memory has no key a pinning transport could use.
+    const bool direct =
+        op.target_type.contiguous &&
+        (r.kind == Request::Kind::put || r.kind == Request::Kind::get) &&
+        (!dynamic_ || engine_.transport_to(world).capabilities().direct_write);
     if (!direct) {
         send_to_target(op);
         return;
@@ -64,7 +68,6 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
     if (bytes == 0) return;
     const std::uint64_t offset = r.target_disp * peer(r.target).disp_unit +
                                  static_cast<std::uint64_t>(op.target_type.true_lb);
-    const int world = world_of_[static_cast<std::size_t>(r.target)];
     if (r.kind == Request::Kind::put) {
         const void* data = op.origin_type.data(r.origin);
         if (!op.origin_type.contiguous) {

@@ -18,14 +18,15 @@ Epoch::Epoch(Kind kind_, std::vector<int> members_, int window_size)
 }
 
 Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::uint16_t context,
-               void* base, std::size_t size, std::size_t disp_unit)
+               Memory memory)
     : engine_(engine),
       world_of_(std::move(world_of)),
       rank_(rank),
       context_(context),
-      base_(base),
-      bytes_(size),
-      disp_unit_(disp_unit) {
+      base_(memory.base),
+      bytes_(memory.size),
+      disp_unit_(memory.disp_unit),
+      dynamic_(memory.dynamic) {
     const std::size_t n = world_of_.size();
     counters_ = std::make_unique<std::uint64_t[]>(2 * n * kCounters);
     accesses_requested_.assign(n, 0);
@@ -40,7 +41,7 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
     for (transport::Transport* transport : engine_.transports()) {
         if (!transport->capabilities().pins_memory) continue;
         Registered r{transport, {}, {}};
-        if (size > 0) r.window = transport->register_memory(base, size);
+        if (bytes_ > 0) r.window = transport->register_memory(base_, bytes_);
         r.counters = transport->register_memory(counters_.get(),
                                                 2 * n * kCounters * sizeof(std::uint64_t));
         registered_.push_back(r);
@@ -57,6 +58,7 @@ Window::~Window() {
 PeerWindow Window::describe() const {
     PeerWindow me{reinterpret_cast<std::uint64_t>(base_), bytes_, disp_unit_, 0,
                   reinterpret_cast<std::uint64_t>(counters_.get()), 0};
+    if (dynamic_) me.size = UINT64_MAX;  // whatever is attached, at its address
     // At most one transport pins memory (verbs); shared memory needs no key.
     if (!registered_.empty()) {
         me.key = registered_.front().window.key;

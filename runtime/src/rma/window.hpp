@@ -75,9 +75,18 @@ class Window final : public p2p::Activity {
   public:
     // Collective over the window's communicator (its own, duplicated by the
     // API layer): registers memory, and the caller exchanges describe()
-    // of every member and passes them to connect().
+    // of every member and passes them to connect(). A dynamic window
+    // (MPI_Win_create_dynamic) has no memory of its own: displacements are
+    // addresses in the target, reached directly only by a transport with
+    // direct_write (cross-memory attach), otherwise through the target.
+    struct Memory {
+        void* base = nullptr;
+        std::size_t size = 0;
+        std::size_t disp_unit = 1;
+        bool dynamic = false;
+    };
     Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::uint16_t context,
-           void* base, std::size_t size, std::size_t disp_unit);
+           Memory memory);
     ~Window() override;
     Window(const Window&) = delete;
     Window& operator=(const Window&) = delete;
@@ -204,6 +213,7 @@ class Window final : public p2p::Activity {
     void* base_;
     std::size_t bytes_;
     std::size_t disp_unit_;
+    bool dynamic_;
     std::vector<PeerWindow> peers_;
     // Registrations of the window and of the counter block, with every
     // transport that pins memory.
