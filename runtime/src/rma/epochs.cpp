@@ -128,6 +128,9 @@ void Window::advance_epoch(Epoch& epoch) {
                     all_signalled = false;
                     continue;
                 }
+                // The operations are complete at the target now, which is
+                // all an unlock promises; the release itself needs no answer
+                // (MPI_Win_free waits until every message was served).
                 if (lock)
                     send_lock_message(epoch.members[m], /*release=*/true, epoch.lock_type);
                 else

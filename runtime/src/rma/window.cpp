@@ -102,6 +102,8 @@ bool Window::idle_locked() const {
                                                   [](std::uint32_t p) { return p == 0; });
         if (!empty_open_fence) return false;
     }
+    for (int peer = 0; peer < size(); ++peer)
+        if (inbox(peer, Counter::applied) < sequence_[static_cast<std::size_t>(peer)]) return false;
     return in_flight_.empty() && fire_and_forget_.empty() && replies_.empty() &&
            follow_up_ == nullptr;
 }

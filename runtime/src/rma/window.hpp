@@ -96,7 +96,9 @@ class Window final : public p2p::Activity {
     // activity (the engine's lock must not be held).
     void connect(std::vector<PeerWindow> peers);
     // Whether every epoch completed and nothing is in flight (MPI_Win_free
-    // may go on), ignoring a fence epoch left open with nothing in it.
+    // may go on), ignoring a fence epoch left open with nothing in it: every
+    // message this process sent to a target was served there too, so none
+    // can reach the window's communicator after it is gone.
     bool idle_locked() const;
     // Stops serving the window (after a barrier of every member: nobody
     // sends to it any more); the engine's lock must not be held.
