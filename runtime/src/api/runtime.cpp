@@ -304,6 +304,8 @@ void Runtime::write_stats() const {
         {"rma_write_bytes", s.rma_write_bytes},
         {"rma_reads", s.rma_reads},
         {"rma_read_bytes", s.rma_read_bytes},
+        {"rma_copies", s.rma_copies},
+        {"rma_copy_bytes", s.rma_copy_bytes},
         {"direct_writes", s.direct_writes},
         {"direct_write_bytes", s.direct_write_bytes},
         {"direct_writes_abandoned", s.direct_writes_abandoned},

@@ -11,7 +11,9 @@
 #include "api/handles.hpp"
 #include "api/info.hpp"
 #include "api/runtime.hpp"
+#include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/shm_segment.hpp"
 
 namespace si::api {
 
@@ -36,8 +38,8 @@ std::unique_ptr<Win> take_window(MPI_Win handle) {
     return std::move(g_windows[static_cast<std::size_t>(handle_index(handle))]);
 }
 
-// Both flavors once the memory is known: a communicator of its own, the
-// window's registration, and every member's description of its window.
+// Every flavor: a communicator of its own, the window (which allocates
+// MPI_Win_allocate's memory), and every member's description of its window.
 int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
                   MPI_Comm comm, int flavor, MPI_Win* win) {
     Communicator* c = nullptr;
@@ -49,7 +51,8 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
     if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
     if (disp_unit <= 0)
         return call.fail(MPI_ERR_DISP, "disp_unit is {}; it must be positive", disp_unit);
-    if (size > 0 && base == nullptr)
+    const bool allocate = flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    if (size > 0 && base == nullptr && !allocate)
         return call.fail(MPI_ERR_BASE, "base is NULL for a window of {} bytes", size);
 
     MPI_Comm own = MPI_COMM_NULL;
@@ -58,18 +61,31 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
     Communicator* dup = runtime.communicators.find(own);
     // Windows start with MPI_ERRORS_ARE_FATAL, whatever their communicator has.
     dup->errhandler = MPI_ERRORS_ARE_FATAL;
+    // Segment names: the window's context is the same on every member and
+    // unique among live windows.
+    std::vector<std::string> segments;
+    for (int world : dup->world_of)
+        segments.push_back(SharedSegment::name_for(
+            runtime.bootstrap->job_id(), fmt::format("w{}-{}", dup->pair, world)));
 
     auto w = std::make_unique<Win>();
     w->comm = own;
     w->flavor = flavor;
-    w->base = base;
     w->size = size;
     w->disp_unit = disp_unit;
-    w->window = std::make_unique<rma::Window>(
-        *runtime.engine, dup->world_of, dup->rank, dup->p2p_context(),
-        rma::Window::Memory{base, static_cast<std::size_t>(size),
-                            static_cast<std::size_t>(disp_unit),
-                            flavor == MPI_WIN_FLAVOR_DYNAMIC});
+    try {
+        w->window = std::make_unique<rma::Window>(
+            *runtime.engine, dup->world_of, dup->rank, dup->p2p_context(),
+            rma::Window::Memory{base, static_cast<std::size_t>(size),
+                                static_cast<std::size_t>(disp_unit),
+                                flavor == MPI_WIN_FLAVOR_DYNAMIC, allocate},
+            segments[static_cast<std::size_t>(dup->rank)]);
+    } catch (const Error& error) {
+        // The other members would wait for this one forever: end the job.
+        log::error("{}: {}", call.function(), error.what());
+        abort_job(1, "a window could not be created");
+    }
+    w->base = w->window->base();
     const rma::PeerWindow mine = w->window->describe();
     std::vector<rma::PeerWindow> all(static_cast<std::size_t>(dup->size()));
     if (int rc = coll::allgather(collective_context(*dup), &mine, sizeof mine,
@@ -77,7 +93,11 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
         runtime.communicators.remove(own);
         return call.fail(rc, "exchanging the window descriptions failed");
     }
-    w->window->connect(std::move(all));
+    w->window->connect(std::move(all), segments);
+    // Every member has mapped the segments of its node: their names can go.
+    if (int rc = coll::barrier(collective_context(*dup)))
+        return call.fail(rc, "the barrier of the window's members failed");
+    w->window->unlink_segment();
     *win = add_window(std::move(w));
     dup->window = *win;
     return MPI_SUCCESS;
@@ -139,19 +159,12 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     Call call("MPI_Win_allocate");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(baseptr, "baseptr")) return rc;
-    if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
-    void* memory = nullptr;
-    if (::posix_memalign(&memory, 64, static_cast<std::size_t>(size > 0 ? size : 1)) != 0)
-        return call.fail(MPI_ERR_NO_MEM, "cannot allocate {} bytes", size);
-    void* base = size > 0 ? memory : nullptr;
     if (int rc =
-            create_window(call, base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, win)) {
-        std::free(memory);
+            create_window(call, nullptr, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, win))
         return rc;
-    }
     Win* w = nullptr;
     (void)find_window(call, *win, w);
-    w->allocated = memory;
+    void* base = w->base;
     std::memcpy(baseptr, &base, sizeof base);
     return MPI_SUCCESS;
 }
@@ -234,7 +247,6 @@ int PMPI_Win_free(MPI_Win* win) {
     w->window->disconnect();
     std::unique_ptr<Win> gone = take_window(*win);
     gone->window.reset();
-    std::free(gone->allocated);
     runtime.communicators.remove(gone->comm);
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;

@@ -18,7 +18,6 @@ struct Win {
     MPI_Comm comm = MPI_COMM_NULL;  // the duplicate; holds the window's error handler
     std::unique_ptr<rma::Window> window;
     int flavor = MPI_WIN_FLAVOR_CREATE;
-    void* allocated = nullptr;  // MPI_Win_allocate's memory, freed with the window
     std::vector<const void*> attached;  // MPI_Win_attach (dynamic windows)
     // What MPI_Win_get_attr hands out pointers to.
     void* base = nullptr;

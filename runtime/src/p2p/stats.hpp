@@ -19,6 +19,10 @@ struct Stats {
     std::uint64_t rma_write_bytes = 0;
     std::uint64_t rma_reads = 0;
     std::uint64_t rma_read_bytes = 0;
+    // Puts and Gets copied straight into or out of a window on this node,
+    // mapped into this process (no transfer at all).
+    std::uint64_t rma_copies = 0;
+    std::uint64_t rma_copy_bytes = 0;
     // Direct delivery on shared memory: sends this rank wrote into the
     // receive buffer itself, and receives its senders wrote.
     std::uint64_t direct_writes = 0;

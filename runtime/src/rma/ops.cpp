@@ -52,8 +52,12 @@ std::uint32_t Window::next_sequence(int target) {
 void Window::start_transfer(std::shared_ptr<Operation> shared) {
     Operation& op = *shared;
     op.started = true;
-    in_flight_.push_back(std::move(shared));
     const Request& r = op.request;
+    if (copy_on_node(op)) {
+        finish(op);
+        return;
+    }
+    in_flight_.push_back(std::move(shared));
     const int world = world_of_[static_cast<std::size_t>(r.target)];
     // A dynamic window's memory has no key a pinning transport could use.
     const bool direct =
@@ -88,6 +92,24 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
     }
     op.transfers.push_back(engine_.rdma_locked(world, p2p::Engine::Direction::read, into, bytes,
                                                window_key(r.target, offset)));
+}
+
+// A contiguous Put or Get into a member's window mapped here: a copy.
+bool Window::copy_on_node(Operation& op) {
+    const Request& r = op.request;
+    std::byte* window = mapped_memory_[static_cast<std::size_t>(r.target)];
+    if (window == nullptr || !op.target_type.contiguous ||
+        (r.kind != Request::Kind::put && r.kind != Request::Kind::get))
+        return false;
+    const std::size_t bytes = op.target_type.bytes(r.target_count);
+    std::byte* at = window + r.target_disp * peer(r.target).disp_unit +
+                    static_cast<std::uint64_t>(op.target_type.true_lb);
+    if (r.kind == Request::Kind::put)
+        datatype::pack(op.origin_type, r.origin, r.origin_count, at);
+    else
+        datatype::unpack(op.result_type, at, bytes, r.result);
+    engine_.count_rma_copy(bytes);
+    return true;
 }
 
 // Everything the target's CPU must do: a message with the target layout and

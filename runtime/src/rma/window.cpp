@@ -2,7 +2,9 @@
 #include "rma/window.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "base/error.hpp"
 #include "base/log.hpp"
 
 namespace si::rma {
@@ -17,8 +19,19 @@ Epoch::Epoch(Kind kind_, std::vector<int> members_, int window_size)
     signalled.assign(members.size(), 0);
 }
 
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+std::size_t counter_bytes(std::size_t members) {
+    const std::size_t bytes = 2 * members * kCounters * sizeof(std::uint64_t);
+    return (bytes + kPage - 1) / kPage * kPage;
+}
+
+}  // namespace
+
 Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::uint16_t context,
-               Memory memory)
+               Memory memory, const std::string& segment_name)
     : engine_(engine),
       world_of_(std::move(world_of)),
       rank_(rank),
@@ -28,7 +41,30 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
       disp_unit_(memory.disp_unit),
       dynamic_(memory.dynamic) {
     const std::size_t n = world_of_.size();
-    counters_ = std::make_unique<std::uint64_t[]>(2 * n * kCounters);
+    const std::size_t counters = counter_bytes(n);
+    bool memory_in_segment = memory.allocate && memory.size > 0;
+    try {
+        segment_ = SharedSegment::create(segment_name,
+                                         counters + (memory_in_segment ? memory.size : 0));
+    } catch (const Error&) {
+        // No room in /dev/shm for the window: its memory stays private
+        // (reached by cross-memory attach), only the counters are shared.
+        if (!memory_in_segment) throw;
+        memory_in_segment = false;
+        segment_ = SharedSegment::create(segment_name, counters);
+    }
+    counters_ = static_cast<std::uint64_t*>(segment_.data());
+    if (memory.allocate) {
+        if (memory_in_segment) {
+            base_ = static_cast<std::byte*>(segment_.data()) + counters;
+        } else if (memory.size > 0) {
+            if (::posix_memalign(&private_memory_, 64, memory.size) != 0)
+                throw Error("cannot allocate " + std::to_string(memory.size) +
+                            " bytes for the window");
+            base_ = private_memory_;
+        }
+    }
+    memory_in_segment_ = memory_in_segment;
     accesses_requested_.assign(n, 0);
     exposures_opened_.assign(n, 0);
     locks_requested_.assign(n, 0);
@@ -36,14 +72,16 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
     sequence_.assign(n, 0);
     unfinished_.resize(n);
     ages_.assign(n, 0);
+    mapped_.resize(n);
+    mapped_counters_.assign(n, nullptr);
+    mapped_memory_.assign(n, nullptr);
     // Only a transport that pins memory needs a registration before a peer
     // can reach it; cross-memory attach reaches any address.
     for (transport::Transport* transport : engine_.transports()) {
         if (!transport->capabilities().pins_memory) continue;
         Registered r{transport, {}, {}};
         if (bytes_ > 0) r.window = transport->register_memory(base_, bytes_);
-        r.counters = transport->register_memory(counters_.get(),
-                                                2 * n * kCounters * sizeof(std::uint64_t));
+        r.counters = transport->register_memory(counters_, counters);
         registered_.push_back(r);
     }
 }
@@ -53,11 +91,14 @@ Window::~Window() {
         if (r.window.handle != nullptr) r.transport->deregister_memory(r.window);
         r.transport->deregister_memory(r.counters);
     }
+    std::free(private_memory_);
 }
 
 PeerWindow Window::describe() const {
     PeerWindow me{reinterpret_cast<std::uint64_t>(base_), bytes_, disp_unit_, 0,
-                  reinterpret_cast<std::uint64_t>(counters_.get()), 0};
+                  reinterpret_cast<std::uint64_t>(counters_), 0,
+                  segment_.size(), counter_bytes(world_of_.size()),
+                  memory_in_segment_ ? 1u : 0u};
     if (dynamic_) me.size = UINT64_MAX;  // whatever is attached, at its address
     // At most one transport pins memory (verbs); shared memory needs no key.
     if (!registered_.empty()) {
@@ -67,8 +108,22 @@ PeerWindow Window::describe() const {
     return me;
 }
 
-void Window::connect(std::vector<PeerWindow> peers) {
+void Window::connect(std::vector<PeerWindow> peers, const std::vector<std::string>& segment_names) {
     peers_ = std::move(peers);
+    for (int peer = 0; peer < size(); ++peer) {
+        const auto p = static_cast<std::size_t>(peer);
+        if (peer == rank_) {
+            mapped_counters_[p] = counters_;
+            if (memory_in_segment_) mapped_memory_[p] = static_cast<std::byte*>(base_);
+            continue;
+        }
+        // Peers that cross-memory attach reaches share this host.
+        if (!engine_.transport_to(world_of_[p]).capabilities().direct_write) continue;
+        mapped_[p] = SharedSegment::open(segment_names[p]);
+        auto* data = static_cast<std::byte*>(mapped_[p].data());
+        mapped_counters_[p] = reinterpret_cast<std::uint64_t*>(data);
+        if (peers_[p].memory_in_segment) mapped_memory_[p] = data + peers_[p].memory_offset;
+    }
     {
         p2p::ProgressGuard guard(engine_.lock());
         post_service_receive();
@@ -123,13 +178,19 @@ std::uint64_t& Window::outbox(int peer, Counter counter) {
 }
 
 void Window::signal(int peer, Counter counter, std::uint64_t value) {
+    const std::size_t slot =
+        static_cast<std::size_t>(rank_) * kCounters + static_cast<std::size_t>(counter);
+    if (std::uint64_t* mapped = mapped_counters_[static_cast<std::size_t>(peer)]) {
+        // Release: what this process wrote into the peer's window before
+        // (a memcpy Put) is visible to whoever sees the counter.
+        __atomic_store_n(&mapped[slot], value, __ATOMIC_RELEASE);
+        return;
+    }
     std::uint64_t& word = outbox(peer, counter);
     // Values only grow, so a write still in flight from this word that
     // carries the newer value says nothing the peer may not know yet.
     word = value;
-    const std::uint64_t offset =
-        (static_cast<std::uint64_t>(rank_) * kCounters + static_cast<std::uint64_t>(counter)) *
-        sizeof(std::uint64_t);
+    const std::uint64_t offset = slot * sizeof(std::uint64_t);
     const PeerWindow& p = peers_[static_cast<std::size_t>(peer)];
     p2p::Request* write = engine_.rdma_locked(world_of_[static_cast<std::size_t>(peer)],
                                               p2p::Engine::Direction::write, &word, sizeof word,

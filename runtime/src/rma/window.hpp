@@ -33,8 +33,10 @@
 #include <deque>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "base/shm_segment.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "p2p/engine.hpp"
@@ -52,6 +54,11 @@ struct PeerWindow {
     std::uint64_t key = 0;           // its registration's key, for a transport that pins
     std::uint64_t counters = 0;      // address of its counter block
     std::uint64_t counters_key = 0;
+    // Its shared-memory segment (Window::Memory): the window's memory is in
+    // it at this offset when `memory_in_segment`.
+    std::uint64_t segment_bytes = 0;
+    std::uint64_t memory_offset = 0;
+    std::uint64_t memory_in_segment = 0;
 };
 
 // The counters a peer writes into this process's block, one row per peer.
@@ -79,22 +86,32 @@ class Window final : public p2p::Activity {
     // (MPI_Win_create_dynamic) has no memory of its own: displacements are
     // addresses in the target, reached directly only by a transport with
     // direct_write (cross-memory attach), otherwise through the target.
+    //
+    // Each process keeps its counter block (and, when the window allocates
+    // its memory, that memory) in a shared-memory segment of its own, which
+    // the members on its node map: towards them a counter is an atomic
+    // store and a contiguous Put or Get a memcpy, with no system call.
+    // `segment_name` names that segment (SharedSegment::name_for).
     struct Memory {
-        void* base = nullptr;
+        void* base = nullptr;  // ignored when `allocate`
         std::size_t size = 0;
         std::size_t disp_unit = 1;
         bool dynamic = false;
+        bool allocate = false;  // MPI_Win_allocate: base() is the memory made here
     };
     Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::uint16_t context,
-           Memory memory);
+           Memory memory, const std::string& segment_name);
     ~Window() override;
     Window(const Window&) = delete;
     Window& operator=(const Window&) = delete;
 
     PeerWindow describe() const;
-    // Every member's description, by window rank; starts the window's
-    // activity (the engine's lock must not be held).
-    void connect(std::vector<PeerWindow> peers);
+    // Every member's description, by window rank: maps the segments of the
+    // members on this node and starts the window's activity (the engine's
+    // lock must not be held). Then, after a barrier of every member (all
+    // have mapped what they map), unlink_segment().
+    void connect(std::vector<PeerWindow> peers, const std::vector<std::string>& segment_names);
+    void unlink_segment() { segment_.unlink(); }
     // Whether every epoch completed and nothing is in flight (MPI_Win_free
     // may go on), ignoring a fence epoch left open with nothing in it: every
     // message this process sent to a target was served there too, so none
@@ -191,6 +208,7 @@ class Window final : public p2p::Activity {
 
     // Origin side (ops.cpp).
     void start_transfer(std::shared_ptr<Operation> op);
+    bool copy_on_node(Operation& op);
     void send_to_target(Operation& op);
     void send_lock_message(int target, bool release, LockType type);
     // Sends a message to a target's window; `buffer` stays alive until it left.
@@ -225,10 +243,19 @@ class Window final : public p2p::Activity {
         transport::Registration counters;
     };
     std::vector<Registered> registered_;
-    // Counter block: inbox rows (peers write them), then outbox rows (the
-    // values we write into peers' inboxes, kept until the write is done).
-    std::unique_ptr<std::uint64_t[]> counters_;
+    // Counter block, at the start of the segment: inbox rows (peers write
+    // them), then outbox rows (the values we write into peers' inboxes,
+    // kept until the write is done).
+    SharedSegment segment_;
+    std::uint64_t* counters_ = nullptr;
     std::uint64_t& outbox(int peer, Counter counter);
+    void* private_memory_ = nullptr;  // MPI_Win_allocate's, if no segment could hold it
+    bool memory_in_segment_ = false;
+    // Members on this node: their segments mapped here, their counter
+    // blocks, and their window memory if it is in the segment (else null).
+    std::vector<SharedSegment> mapped_;
+    std::vector<std::uint64_t*> mapped_counters_;
+    std::vector<std::byte*> mapped_memory_;
 
     // Per peer, this process's own counts (seed 002's a, e, and the others).
     std::vector<std::uint64_t> accesses_requested_;
