@@ -132,25 +132,42 @@ void Window::send_to_target(Operation& op) {
     header.sequence = op.sequence;
     header.no_op = r.no_op ? 1 : 0;
     header.displacement = r.target_disp * peer(r.target).disp_unit;
+    // A contiguous target is one run, so the owner applies the operator to
+    // all of it at once rather than item by item.
+    datatype::Block storage;
+    std::span<const datatype::Block> blocks = target.blocks(storage);
     header.count = r.target_count;
     header.extent = target.extent;
-    datatype::Block storage;
-    const std::span<const datatype::Block> blocks = target.blocks(storage);
+    if (target.contiguous) {
+        storage = datatype::Block{target.true_lb, target.bytes(r.target_count), 1, 1};
+        blocks = {&storage, 1};
+        header.count = 1;
+    }
     header.blocks = static_cast<std::uint32_t>(blocks.size());
 
+    // The data: packed, or, when the origin's is one run that will not fit
+    // in the message, sent straight from the program's buffer (which MPI
+    // forbids it to change before the operation completes).
     std::vector<std::byte> data;
+    std::span<const std::byte> origin_run;
+    const bool sends_origin = r.origin != nullptr && !r.no_op && r.kind != Request::Kind::get;
+    const std::size_t layout = sizeof header + blocks.size() * sizeof(TargetBlock);
     if (r.kind == Request::Kind::compare_and_swap) {
         const auto* compare = static_cast<const std::byte*>(r.compare);
         const auto* value = static_cast<const std::byte*>(r.origin);
         data.assign(compare, compare + target.size);
         data.insert(data.end(), value, value + target.size);
-    } else if (r.origin != nullptr && !r.no_op && r.kind != Request::Kind::get) {
-        data.resize(op.origin_type.bytes(r.origin_count));
-        datatype::pack(op.origin_type, r.origin, r.origin_count, data.data());
+    } else if (sends_origin) {
+        const std::size_t bytes = op.origin_type.bytes(r.origin_count);
+        if (op.origin_type.contiguous && layout + bytes > kMessageBytes) {
+            origin_run = {op.origin_type.data(r.origin), bytes};
+        } else {
+            data.resize(bytes);
+            datatype::pack(op.origin_type, r.origin, r.origin_count, data.data());
+        }
     }
-    header.data_bytes = data.size();
-    const std::size_t layout = sizeof header + blocks.size() * sizeof(TargetBlock);
-    header.data_inline = layout + data.size() <= kMessageBytes ? 1 : 0;
+    header.data_bytes = origin_run.empty() ? data.size() : origin_run.size();
+    header.data_inline = layout + header.data_bytes <= kMessageBytes ? 1 : 0;
 
     std::vector<std::byte> message;
     message.reserve(layout + (header.data_inline ? data.size() : 0));
@@ -171,7 +188,13 @@ void Window::send_to_target(Operation& op) {
                                                     reply_tag(op.sequence), comm(), context_));
     }
     send_message(r.target, kMessageTag, std::move(message));
-    if (!header.data_inline) send_message(r.target, data_tag(op.sequence), std::move(data));
+    if (header.data_inline) return;
+    if (origin_run.empty())
+        send_message(r.target, data_tag(op.sequence), std::move(data));
+    else
+        op.transfers.push_back(engine_.isend_locked(origin_run.data(), origin_run.size(),
+                                                    r.target, data_tag(op.sequence), comm(),
+                                                    context_, p2p::SendMode::standard));
 }
 
 void Window::send_message(int target, int tag, std::vector<std::byte> buffer) {
