@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     errs += shared_concurrent();
     errs += flushes();
     errs += lock_self();
-    errs += transfer(8);
-    errs += transfer(1 << 20);
+    const int sizes[] = {1, 8, 65536, 1 << 20, 4 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) errs += transfer(sizes[i]);
     return mtest_finish(errs);
 }
