@@ -59,6 +59,11 @@ typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval,
                                          void *attribute_val_out, int *flag);
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
                                            void *attribute_val, void *extra_state);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
@@ -202,11 +207,14 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
 #define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
 #define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
 int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
 int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one node */
 /* Topology kinds (MPI_Topo_test) and the dist-graph weight markers. */
 #define MPI_GRAPH 1
@@ -789,6 +797,12 @@ SI_MPI_CALL(int, MPI_Win_detach, (MPI_Win win, const void *base));
 SI_MPI_CALL(int, MPI_Win_free, (MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group));
 SI_MPI_CALL(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+SI_MPI_CALL(int, MPI_Win_create_keyval,
+            (MPI_Win_copy_attr_function *win_copy_attr_fn,
+             MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
+SI_MPI_CALL(int, MPI_Win_free_keyval, (int *win_keyval));
+SI_MPI_CALL(int, MPI_Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+SI_MPI_CALL(int, MPI_Win_delete_attr, (MPI_Win win, int win_keyval));
 SI_MPI_CALL(int, MPI_Win_set_name, (MPI_Win win, const char *win_name));
 SI_MPI_CALL(int, MPI_Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
 SI_MPI_CALL(int, MPI_Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));

@@ -13,6 +13,7 @@
 
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
+#include "api/win.hpp"
 #include "datatype/handle_table.hpp"
 
 namespace si::api {
@@ -55,7 +56,12 @@ std::uint64_t object_key(AttributeHost host, int object) {
 }
 
 const char* host_name(AttributeHost host) {
-    return host == AttributeHost::communicator ? "communicator" : "datatype";
+    switch (host) {
+        case AttributeHost::communicator: return "communicator";
+        case AttributeHost::datatype: return "datatype";
+        case AttributeHost::window: return "window";
+    }
+    return "";
 }
 
 // A callback's non-zero result, reported through call.
@@ -86,12 +92,16 @@ int user_keyval(Call& call, AttributeHost host, int keyval, std::shared_ptr<cons
     return MPI_SUCCESS;
 }
 
-// The object exists: a communicator or a datatype handle.
+// The object exists: a communicator, datatype or window handle.
 int check_object(Call& call, AttributeHost host, int object) {
     if (int rc = call.initialized()) return rc;
     if (host == AttributeHost::communicator) {
         Communicator* c = nullptr;
         return call.communicator(object, c);
+    }
+    if (host == AttributeHost::window) {
+        Win* w = nullptr;
+        return find_window(call, object, w);
     }
     const datatype::Type* type = nullptr;
     return call.any_datatype(object, type);
@@ -244,6 +254,11 @@ CopiedAttributes::CopiedAttributes(CopiedAttributes&&) noexcept = default;
 CopiedAttributes& CopiedAttributes::operator=(CopiedAttributes&&) noexcept = default;
 CopiedAttributes::~CopiedAttributes() = default;
 
+int get_window_attribute(const char* function, MPI_Win win, int keyval, void* attribute_val,
+                         int* flag) {
+    return get_attr(function, AttributeHost::window, win, keyval, attribute_val, flag);
+}
+
 int copy_attributes(Call& call, AttributeHost host, int original, CopiedAttributes& out) {
     for (const auto& [keyval, a] : attributes_of(host, original)) {
         if (a.key->copy == nullptr) continue;
@@ -306,6 +321,31 @@ int MPI_TYPE_DUP_FN(MPI_Datatype t, int k, void* e, void* in, void* out, int* fl
 }
 int MPI_DUP_FN(MPI_Comm c, int k, void* e, void* in, void* out, int* flag) {
     return copy_value(c, k, e, in, out, flag);
+}
+int MPI_WIN_DUP_FN(MPI_Win w, int k, void* e, void* in, void* out, int* flag) {
+    return copy_value(w, k, e, in, out, flag);
+}
+
+// Windows are never duplicated: their copy callback is kept and never called.
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy, MPI_Win_delete_attr_function* erase,
+                           int* keyval, void* extra_state) {
+    return create_keyval("MPI_Win_create_keyval", Host::window, copy, erase, keyval, extra_state);
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int* keyval) {
+    return free_keyval("MPI_Win_free_keyval", Host::window, keyval);
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
+    return set_attr("MPI_Win_set_attr", Host::window, win, keyval, value);
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int keyval) {
+    return delete_attr("MPI_Win_delete_attr", Host::window, win, keyval);
 }
 
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval

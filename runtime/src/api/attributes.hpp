@@ -1,6 +1,6 @@
 // Attribute caching (MPI-3.1 section 6.7): user keys with copy and delete
-// callbacks, and the values programs attach to communicators and datatypes
-// under them. The object calls tell this module when an object is
+// callbacks, and the values programs attach to communicators, datatypes and
+// windows under them. The object calls tell this module when an object is
 // duplicated or freed.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace si::api {
 
-enum class AttributeHost { communicator, datatype };
+enum class AttributeHost { communicator, datatype, window };
 
 // After MPI_Comm_dup / MPI_Type_dup made `copy`: runs the copy callback of
 // each of the original's attributes and attaches what they return. A
@@ -42,7 +42,12 @@ int copy_attributes(Call& call, AttributeHost host, int original, CopiedAttribut
 // Gives `copy` the values; takes no lock but the attributes' own.
 void attach_attributes(AttributeHost host, int copy, CopiedAttributes&& copied);
 
-// Before MPI_Comm_free / MPI_Type_free (and MPI_Finalize, for MPI_COMM_SELF):
+// MPI_Win_get_attr for the keys programs made (win.cpp answers the
+// predefined window attributes itself).
+int get_window_attribute(const char* function, MPI_Win win, int keyval, void* attribute_val,
+                         int* flag);
+
+// Before MPI_Comm_free / MPI_Type_free / MPI_Win_free (and MPI_Finalize, for MPI_COMM_SELF):
 // runs every delete callback and drops the attributes. A callback's failure
 // is reported through `call` and returned; the others still run.
 int delete_attributes(Call& call, AttributeHost host, int object);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/attributes.hpp"
 #include "api/group.hpp"
 #include "api/handles.hpp"
 #include "api/info.hpp"
@@ -241,6 +242,7 @@ int PMPI_Win_free(MPI_Win* win) {
     p2p::Request* done = engine.start(idle);
     engine.wait(done);
     engine.release(done);
+    if (int rc = delete_attributes(call, AttributeHost::window, *win)) return rc;
     Communicator* own = runtime.communicators.find(w->comm);
     if (int rc = coll::barrier(collective_context(*own)))
         return call.fail(rc, "the barrier of the window's members failed");
@@ -281,11 +283,7 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
         case MPI_WIN_CREATE_FLAVOR: value = &w->flavor; break;
         case MPI_WIN_MODEL: value = &w->model; break;
         default:
-            return call.fail(MPI_ERR_KEYVAL,
-                             "keyval {:#x} is not a window attribute (MPI_WIN_BASE, MPI_WIN_SIZE, "
-                             "MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL; user "
-                             "window attributes are not implemented)",
-                             keyval);
+            return get_window_attribute(call.function(), win, keyval, attribute_val, flag);
     }
     *flag = 1;
     std::memcpy(attribute_val, &value, sizeof value);

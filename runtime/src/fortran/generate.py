@@ -42,9 +42,10 @@ HANDWRITTEN = {
     "MPI_Type_set_attr", "MPI_Type_get_attr",
 }
 # No Fortran binding (beside the C-only MPI_*_f2c/c2f conversions): window
-# attributes and names, and MPI_Win_allocate's address-valued base, want
+# attributes (keys, values) and names, and MPI_Win_allocate's address-valued base, want
 # hand-written bindings no Fortran program of the suite needs yet.
-LEFT_OUT = {"MPI_Win_get_attr", "MPI_Win_set_name", "MPI_Win_get_name", "MPI_Win_allocate"}
+LEFT_OUT = {"MPI_Win_get_attr", "MPI_Win_set_name", "MPI_Win_get_name", "MPI_Win_allocate",
+            "MPI_Win_create_keyval", "MPI_Win_set_attr"}
 
 HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info",
                 "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"}

@@ -10,6 +10,9 @@
  * Several windows, on MPI_COMM_WORLD and on a split communicator, live at
  * once without crosstalk and are freed in any order; MPI_Win_free sets the
  * handle to MPI_WIN_NULL. A window on MPI_COMM_SELF works like any other.
+ * Programs' own attributes (section 6.7.4): a key made for windows caches a
+ * value on each window, a new value replaces the old one through the delete
+ * callback, and MPI_Win_free deletes what is left, each value once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +278,46 @@ static int self_window(void) {
     return errs;
 }
 
+static int g_deleted;
+
+static int count_delete(MPI_Win win, int keyval, void* value, void* extra) {
+    (void)win;
+    (void)keyval;
+    g_deleted += *(int*)extra;
+    free(value);
+    return MPI_SUCCESS;
+}
+
+static int user_attributes(void) {
+    int errs = 0, keyval = MPI_KEYVAL_INVALID, flag = 0, step = 1;
+    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &keyval, &step);
+    MPI_Win win;
+    int* mem = NULL;
+    MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    int* got = NULL;
+    MPI_Win_get_attr(win, keyval, &got, &flag);
+    errs += MT_CHECK(!flag, "a key with no value set reports one");
+    g_deleted = 0;
+    for (int value = 1; value <= 2; ++value) {
+        int* stored = mtest_malloc(sizeof *stored);
+        *stored = 10 * value + g_rank;
+        MPI_Win_set_attr(win, keyval, stored);
+    }
+    errs += MT_EQ(g_deleted, 1); /* the first value went when the second came */
+    MPI_Win_get_attr(win, keyval, &got, &flag);
+    errs += MT_CHECK(flag, "the attribute set is not found");
+    if (flag) errs += MT_EQ(*got, 20 + g_rank);
+    /* The predefined attributes are still there beside it. */
+    MPI_Aint* size = NULL;
+    MPI_Win_get_attr(win, MPI_WIN_SIZE, &size, &flag);
+    errs += MT_CHECK(flag && *size == 64, "MPI_WIN_SIZE is lost beside a user attribute");
+    MPI_Win_free(&win);
+    errs += MT_EQ(g_deleted, 2); /* MPI_Win_free deleted the last value */
+    MPI_Win_free_keyval(&keyval);
+    errs += MT_EQ(keyval, MPI_KEYVAL_INVALID);
+    return errs;
+}
+
 int main(int argc, char** argv) {
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -290,5 +333,6 @@ int main(int argc, char** argv) {
 #endif
     errs += many_windows();
     errs += self_window();
+    errs += user_attributes();
     return mtest_finish(errs);
 }
