@@ -791,6 +791,10 @@ SI_MPI_CALL(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_
                                   MPI_Comm comm, MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                     void *baseptr, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info,
+                                           MPI_Comm comm, void *baseptr, MPI_Win *win));
+SI_MPI_CALL(int, MPI_Win_shared_query,
+            (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
 SI_MPI_CALL(int, MPI_Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_attach, (MPI_Win win, void *base, MPI_Aint size));
 SI_MPI_CALL(int, MPI_Win_detach, (MPI_Win win, const void *base));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -143,6 +144,8 @@ namespace p2p = si::p2p;
 namespace rma = si::rma;
 namespace coll = si::coll;
 namespace datatype = si::datatype;
+using si::Error;
+using si::SharedSegment;
 
 extern "C" {
 
@@ -166,6 +169,122 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     Win* w = nullptr;
     (void)find_window(call, *win, w);
     void* base = w->base;
+    std::memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
+}
+
+// One segment for the node, made by the communicator's first rank, in which
+// each member's part follows the previous member's (contiguous, as the
+// standard's default is); every member maps all of it.
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void* baseptr, MPI_Win* win) {
+    Call call("MPI_Win_allocate_shared");
+    if (int rc = call.initialized()) return rc;
+    Communicator* c = nullptr;
+    if (int rc = call.intracommunicator(comm, c)) return rc;
+    if (int rc = call.not_null(baseptr, "baseptr")) return rc;
+    if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
+    if (disp_unit <= 0)
+        return call.fail(MPI_ERR_DISP, "disp_unit is {}; it must be positive", disp_unit);
+    Runtime& runtime = *Runtime::get();
+    const std::vector<int>& node_of = runtime.locality.node_of;
+    for (int world : c->world_of)
+        if (node_of[static_cast<std::size_t>(world)] !=
+            node_of[static_cast<std::size_t>(c->world_of[0])])
+            return call.fail(MPI_ERR_RMA_SHARED,
+                             "the communicator spans several nodes; use one from "
+                             "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+
+    struct Part {
+        MPI_Aint size;
+        int disp_unit;
+    };
+    const Part mine{size, disp_unit};
+    std::vector<Part> parts(static_cast<std::size_t>(c->size()));
+    if (int rc = coll::allgather(collective_context(*c), &mine, sizeof mine,
+                                 coll::regular_blocks(parts.data(), c->size(), sizeof mine)))
+        return call.fail(rc, "exchanging the sizes failed");
+    std::vector<MPI_Aint> offsets(parts.size());
+    MPI_Aint total = 0;
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+        offsets[r] = total;
+        total += parts[r].size;
+    }
+    // Every member counts the calls on a communicator alike: the count names
+    // the segment while it has a name (until the barrier below).
+    static std::mutex calls_mutex;
+    static std::map<std::uint16_t, unsigned> calls;
+    unsigned call_number;
+    {
+        std::lock_guard lock(calls_mutex);
+        call_number = calls[c->pair]++;
+    }
+    const std::string name = SharedSegment::name_for(
+        runtime.bootstrap->job_id(),
+        fmt::format("ws{}-{}-{}", c->pair, c->world_of[0], call_number));
+    SharedSegment shared;
+    try {
+        if (c->rank == 0)
+            shared = SharedSegment::create(name, static_cast<std::size_t>(total) + 64);
+        if (int rc = coll::barrier(collective_context(*c)))
+            return call.fail(rc, "the barrier of the members failed");
+        if (c->rank != 0) shared = SharedSegment::open(name);
+    } catch (const Error& error) {
+        si::log::error("MPI_Win_allocate_shared: {}", error.what());
+        abort_job(1, "a shared window could not be created");
+    }
+    auto* memory = static_cast<std::byte*>(shared.data());
+    void* base = memory + offsets[static_cast<std::size_t>(c->rank)];
+    if (int rc = create_window(call, size > 0 ? base : nullptr, size, disp_unit, info, comm,
+                               MPI_WIN_FLAVOR_SHARED, win))
+        return rc;
+    // create_window ended with a barrier: every member has mapped the segment.
+    shared.unlink();
+    Win* w = nullptr;
+    (void)find_window(call, *win, w);
+    std::vector<std::byte*> bases;
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+        bases.push_back(memory + offsets[r]);
+        w->shared_offsets.push_back(offsets[r]);
+        w->shared_sizes.push_back(parts[r].size);
+        w->shared_units.push_back(parts[r].disp_unit);
+    }
+    {
+        p2p::ProgressGuard guard(runtime.engine->lock());
+        w->window->map_memory(std::move(bases));
+    }
+    w->shared = std::move(shared);
+    std::memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+    Call call("MPI_Win_shared_query");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(size, "size")) return rc;
+    if (int rc = call.not_null(disp_unit, "disp_unit")) return rc;
+    if (int rc = call.not_null(baseptr, "baseptr")) return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+        return call.fail(MPI_ERR_RMA_FLAVOR,
+                         "the window was not made by MPI_Win_allocate_shared");
+    const int members = static_cast<int>(w->shared_sizes.size());
+    if (rank == MPI_PROC_NULL) {
+        // The first member with memory, as the standard asks.
+        rank = 0;
+        while (rank + 1 < members && w->shared_sizes[static_cast<std::size_t>(rank)] == 0) ++rank;
+    } else if (rank < 0 || rank >= members) {
+        return call.fail(MPI_ERR_RANK, "invalid rank {}: the window has {} ranks (valid: 0..{} or "
+                                       "MPI_PROC_NULL)",
+                         rank, members, members - 1);
+    }
+    const auto r = static_cast<std::size_t>(rank);
+    void* base = static_cast<std::byte*>(w->shared.data()) + w->shared_offsets[r];
+    *size = w->shared_sizes[r];
+    *disp_unit = w->shared_units[r];
     std::memcpy(baseptr, &base, sizeof base);
     return MPI_SUCCESS;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/errors.hpp"
+#include "base/shm_segment.hpp"
 #include "mpi.h"
 #include "rma/window.hpp"
 
@@ -19,6 +20,10 @@ struct Win {
     std::unique_ptr<rma::Window> window;
     int flavor = MPI_WIN_FLAVOR_CREATE;
     std::vector<const void*> attached;  // MPI_Win_attach (dynamic windows)
+    // MPI_Win_allocate_shared: the node-wide segment and each member's part.
+    SharedSegment shared;
+    std::vector<MPI_Aint> shared_offsets, shared_sizes;
+    std::vector<int> shared_units;
     // What MPI_Win_get_attr hands out pointers to.
     void* base = nullptr;
     MPI_Aint size = 0;

@@ -45,7 +45,8 @@ HANDWRITTEN = {
 # attributes (keys, values) and names, and MPI_Win_allocate's address-valued base, want
 # hand-written bindings no Fortran program of the suite needs yet.
 LEFT_OUT = {"MPI_Win_get_attr", "MPI_Win_set_name", "MPI_Win_get_name", "MPI_Win_allocate",
-            "MPI_Win_create_keyval", "MPI_Win_set_attr"}
+            "MPI_Win_create_keyval", "MPI_Win_set_attr", "MPI_Win_allocate_shared",
+            "MPI_Win_shared_query"}
 
 HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info",
                 "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"}

@@ -112,6 +112,9 @@ class Window final : public p2p::Activity {
     // have mapped what they map), unlink_segment().
     void connect(std::vector<PeerWindow> peers, const std::vector<std::string>& segment_names);
     void unlink_segment() { segment_.unlink(); }
+    // MPI_Win_allocate_shared: every member's memory, mapped here at these
+    // addresses, so Put and Get to it are copies.
+    void map_memory(std::vector<std::byte*> bases) { mapped_memory_ = std::move(bases); }
     // Whether every epoch completed and nothing is in flight (MPI_Win_free
     // may go on), ignoring a fence epoch left open with nothing in it: every
     // message this process sent to a target was served there too, so none
