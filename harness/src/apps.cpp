@@ -35,6 +35,10 @@ std::string title_of(const AppResult& r) {
     const auto dot = r.benchmark.find('.');
     std::string app = r.benchmark.substr(0, dot);
     std::transform(app.begin(), app.end(), app.begin(), ::toupper);
+    // apps/lu: "lu.<variant>-<n>"
+    if (app == "LU" && dot != std::string::npos)
+        return fmt::format("LU over one-sided communication, {} (study {})",
+                           r.benchmark.substr(dot + 1), r.study);
     return dot == std::string::npos
                ? fmt::format("{} (study {})", app, r.study)
                : fmt::format("NAS {} class {} (study {})", app, class_of(r.benchmark), r.study);

@@ -1,4 +1,4 @@
-// Application studies (apps/nas-sp): per configuration and job size, the time of the
+// Application studies (apps/nas-sp, apps/lu): per configuration and job size, the time of the
 // timed steps, Mop/s and the speed-up over simpi-none; their figures and summary.
 #pragma once
 
@@ -14,7 +14,7 @@ namespace si::harness {
 // What an application writes as its CSV's suite (microbench/README.md).
 inline constexpr std::string_view kApplicationSuite = "nas";
 
-// Rows of whole applications: apps/nas-sp's ("nas") and the NAS Parallel Benchmarks
+// Rows of whole applications: apps/nas-sp's and apps/lu's ("nas") and the NAS Parallel Benchmarks
 // built from their own sources by `sibench suite` ("npb").
 inline bool is_application_suite(std::string_view suite) {
     return suite == kApplicationSuite || suite == "npb";
