@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/context.hpp"
 #include "common/report.hpp"
@@ -56,7 +56,9 @@ double entry(int n, int i, int j) {
     return value + (i == j ? n : 0.0);
 }
 
-double solution(int j) { return 1.0 + j % 7; }
+double solution(int j) {
+    return 1.0 + j % 7;
+}
 
 struct Rank {
     int me = 0, size = 1;
@@ -187,8 +189,7 @@ class Factorization {
         const double* row = &at(r_.local(k), 0);
         for (int peer = 0; peer < r_.size; ++peer)
             if (peer != r_.me)
-                MPI_Put(row + k, n - k, MPI_DOUBLE, peer, (k % 2) * n + k, n - k, MPI_DOUBLE,
-                        win_);
+                MPI_Put(row + k, n - k, MPI_DOUBLE, peer, (k % 2) * n + k, n - k, MPI_DOUBLE, win_);
     }
 
     // Column k of every own row below k: multiplier into L, update of U.
@@ -222,7 +223,8 @@ double residual(const Options& o, const Rank& r, std::vector<double>& rows) {
     for (int l = 0; l < r.rows(n); ++l) {
         const int i = r.global(l);
         if (r.me == 0)
-            std::copy_n(&rows[static_cast<std::size_t>(l) * n], n, &lu[static_cast<std::size_t>(i) * n]);
+            std::copy_n(&rows[static_cast<std::size_t>(l) * n], n,
+                        &lu[static_cast<std::size_t>(i) * n]);
         else
             MPI_Send(&rows[static_cast<std::size_t>(l) * n], n, MPI_DOUBLE, 0, i, MPI_COMM_WORLD);
     }
@@ -262,9 +264,12 @@ double residual(const Options& o, const Rank& r, std::vector<double>& rows) {
 
 const char* name_of(Variant v) {
     switch (v) {
-        case Variant::gats: return "gats";
-        case Variant::gats_nonblocking: return "gats-nonblocking";
-        case Variant::fence: return "fence";
+        case Variant::gats:
+            return "gats";
+        case Variant::gats_nonblocking:
+            return "gats-nonblocking";
+        case Variant::fence:
+            return "fence";
     }
     return "";
 }
@@ -278,8 +283,9 @@ int main(int argc, char** argv) {
     const std::map<std::string, Variant> variants{{"gats", Variant::gats},
                                                   {"gats-nonblocking", Variant::gats_nonblocking},
                                                   {"fence", Variant::fence}};
-    app.add_option("--variant", o.variant, "synchronization: gats, gats-nonblocking (this "
-                                           "runtime's MPIX_ calls), fence")
+    app.add_option("--variant", o.variant,
+                   "synchronization: gats, gats-nonblocking (this "
+                   "runtime's MPIX_ calls), fence")
         ->transform(CLI::CheckedTransformer(variants, CLI::ignore_case));
     app.add_option("--repeat", o.repeat, "factorizations timed (each from a fresh matrix)")
         ->check(CLI::PositiveNumber);
@@ -295,7 +301,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &rank.size);
 #ifndef SI_MPI
     if (o.variant == Variant::gats_nonblocking) {
-        if (rank.me == 0) std::fprintf(stderr, "lu: gats-nonblocking needs this runtime's MPIX_ calls\n");
+        if (rank.me == 0)
+            std::fprintf(stderr, "lu: gats-nonblocking needs this runtime's MPIX_ calls\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 #endif
@@ -317,8 +324,7 @@ int main(int argc, char** argv) {
     const bool passed = last_residual <= o.tolerance;
     const double flops = 2.0 / 3.0 * o.n * static_cast<double>(o.n) * o.n;
     std::vector<double> rank_seconds(static_cast<std::size_t>(rank.size));
-    MPI_Gather(&mine_in_best, 1, MPI_DOUBLE, rank_seconds.data(), 1, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
+    MPI_Gather(&mine_in_best, 1, MPI_DOUBLE, rank_seconds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     std::optional<si::bench::Context> context;
     if (!o.csv_path.empty()) context = si::bench::collect_context(MPI_COMM_WORLD, argc, argv);
     int exit_code = passed ? 0 : 1;

@@ -38,17 +38,19 @@ int check_accumulate(Call& call, const Arguments& a, const datatype::Type& origi
     }
     if (a.op == MPI_REPLACE) return MPI_SUCCESS;
     if (target.base == MPI_DATATYPE_NULL)
-        return call.fail(MPI_ERR_TYPE,
-                         "target_datatype {} mixes basic types; accumulates need one", target.name);
+        return call.fail(MPI_ERR_TYPE, "target_datatype {} mixes basic types; accumulates need one",
+                         target.name);
     if (origin.base != target.base)
-        return call.fail(MPI_ERR_TYPE, "origin_datatype {} and target_datatype {} are built of "
-                                       "different basic types",
+        return call.fail(MPI_ERR_TYPE,
+                         "origin_datatype {} and target_datatype {} are built of "
+                         "different basic types",
                          origin.name, target.name);
     const datatype::Op* op = nullptr;
     if (int rc = call.reduction(a.op, datatype::predefined(target.base), op)) return rc;
     if (!op->predefined)
-        return call.fail(MPI_ERR_OP, "op {} is a user operator; one-sided accumulates take "
-                                     "predefined operators only",
+        return call.fail(MPI_ERR_OP,
+                         "op {} is a user operator; one-sided accumulates take "
+                         "predefined operators only",
                          op->name);
     out.op = op;
     return MPI_SUCCESS;
@@ -60,8 +62,9 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
     if (int rc = find_window(call, win, w)) return rc;
     rma::Window& window = *w->window;
     if (a.target != MPI_PROC_NULL && (a.target < 0 || a.target >= window.size()))
-        return call.fail(MPI_ERR_RANK, "invalid target_rank {}: the window has {} ranks (valid: "
-                                       "0..{} or MPI_PROC_NULL)",
+        return call.fail(MPI_ERR_RANK,
+                         "invalid target_rank {}: the window has {} ranks (valid: "
+                         "0..{} or MPI_PROC_NULL)",
                          a.target, window.size(), window.size() - 1);
     if (a.target_disp < 0)
         return call.fail(MPI_ERR_DISP, "target_disp is {}; it must be 0 or more", a.target_disp);
@@ -98,13 +101,15 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
     r.compare = a.compare;
     const std::size_t target_bytes = target->bytes(r.target_count);
     if (reads_origin && origin->bytes(r.origin_count) != target_bytes)
-        return call.fail(MPI_ERR_TYPE, "the origin describes {} bytes ({} x {}), the target {} "
-                                       "({} x {}); they must match",
+        return call.fail(MPI_ERR_TYPE,
+                         "the origin describes {} bytes ({} x {}), the target {} "
+                         "({} x {}); they must match",
                          origin->bytes(r.origin_count), a.origin_count, origin->name, target_bytes,
                          a.target_count, target->name);
     if (r.result_type != nullptr && r.result_type->bytes(r.result_count) != target_bytes)
-        return call.fail(MPI_ERR_TYPE, "the result buffer describes {} bytes, the target {}; "
-                                       "they must match",
+        return call.fail(MPI_ERR_TYPE,
+                         "the result buffer describes {} bytes, the target {}; "
+                         "they must match",
                          r.result_type->bytes(r.result_count), target_bytes);
     if (a.kind == Kind::accumulate || a.kind == Kind::get_accumulate)
         if (int rc = check_accumulate(call, a, origin ? *origin : *target, *target, r)) return rc;
@@ -119,12 +124,13 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
                              "MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all first)",
                              a.target);
         if (request != nullptr && !window.passive_open())
-            return call.fail(MPI_ERR_RMA_SYNC, "request-based operations need a passive-target "
-                                               "epoch (MPI_Win_lock or MPI_Win_lock_all)");
+            return call.fail(MPI_ERR_RMA_SYNC,
+                             "request-based operations need a passive-target "
+                             "epoch (MPI_Win_lock or MPI_Win_lock_all)");
         if (target_bytes > 0) {
             const rma::PeerWindow& peer = window.peer(a.target);
-            const std::uint64_t first = r.target_disp * peer.disp_unit +
-                                        static_cast<std::uint64_t>(target->true_lb);
+            const std::uint64_t first =
+                r.target_disp * peer.disp_unit + static_cast<std::uint64_t>(target->true_lb);
             const std::uint64_t end =
                 first + (r.target_count - 1) * target->extent + target->true_extent;
             if (target->true_lb < 0 || end > peer.size)
@@ -166,38 +172,38 @@ extern "C" {
 
 #pragma weak MPI_Put = PMPI_Put
 int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-             int target_rank, MPI_Aint target_disp, int target_count,
-             MPI_Datatype target_datatype, MPI_Win win) {
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win) {
     Call call("MPI_Put");
-    return operation(call,
-                     {Kind::put, origin_addr, origin_count, origin_datatype, nullptr, 0,
-                      MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count,
-                      target_datatype},
-                     win, nullptr);
+    return operation(
+        call,
+        {Kind::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+         nullptr, target_rank, target_disp, target_count, target_datatype},
+        win, nullptr);
 }
 
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     Call call("MPI_Get");
-    return operation(call,
-                     {Kind::get, nullptr, 0, MPI_DATATYPE_NULL, origin_addr, origin_count,
-                      origin_datatype, nullptr, target_rank, target_disp, target_count,
-                      target_datatype},
-                     win, nullptr);
+    return operation(
+        call,
+        {Kind::get, nullptr, 0, MPI_DATATYPE_NULL, origin_addr, origin_count, origin_datatype,
+         nullptr, target_rank, target_disp, target_count, target_datatype},
+        win, nullptr);
 }
 
 #pragma weak MPI_Rput = PMPI_Rput
 int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-              int target_rank, MPI_Aint target_disp, int target_count,
-              MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request* request) {
     Call call("MPI_Rput");
     if (int rc = call.not_null(request, "request")) return rc;
-    return operation(call,
-                     {Kind::put, origin_addr, origin_count, origin_datatype, nullptr, 0,
-                      MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count,
-                      target_datatype},
-                     win, request);
+    return operation(
+        call,
+        {Kind::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+         nullptr, target_rank, target_disp, target_count, target_datatype},
+        win, request);
 }
 
 #pragma weak MPI_Rget = PMPI_Rget
@@ -206,11 +212,11 @@ int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Request* request) {
     Call call("MPI_Rget");
     if (int rc = call.not_null(request, "request")) return rc;
-    return operation(call,
-                     {Kind::get, nullptr, 0, MPI_DATATYPE_NULL, origin_addr, origin_count,
-                      origin_datatype, nullptr, target_rank, target_disp, target_count,
-                      target_datatype},
-                     win, request);
+    return operation(
+        call,
+        {Kind::get, nullptr, 0, MPI_DATATYPE_NULL, origin_addr, origin_count, origin_datatype,
+         nullptr, target_rank, target_disp, target_count, target_datatype},
+        win, request);
 }
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -219,25 +225,24 @@ int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     Call call("MPI_Accumulate");
     if (op == MPI_NO_OP) return MPI_SUCCESS;  // changes nothing, and needs no message
-    return operation(call,
-                     {Kind::accumulate, origin_addr, origin_count, origin_datatype, nullptr, 0,
-                      MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count,
-                      target_datatype, op},
-                     win, nullptr);
+    return operation(
+        call,
+        {Kind::accumulate, origin_addr, origin_count, origin_datatype, nullptr, 0,
+         MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count, target_datatype, op},
+        win, nullptr);
 }
 
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, int target_count,
-                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                     MPI_Request* request) {
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
     Call call("MPI_Raccumulate");
     if (int rc = call.not_null(request, "request")) return rc;
-    return operation(call,
-                     {Kind::accumulate, origin_addr, origin_count, origin_datatype, nullptr, 0,
-                      MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count,
-                      target_datatype, op},
-                     win, request);
+    return operation(
+        call,
+        {Kind::accumulate, origin_addr, origin_count, origin_datatype, nullptr, 0,
+         MPI_DATATYPE_NULL, nullptr, target_rank, target_disp, target_count, target_datatype, op},
+        win, request);
 }
 
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
@@ -247,9 +252,9 @@ int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     Call call("MPI_Get_accumulate");
     return operation(call,
-                     {Kind::get_accumulate, origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, nullptr, target_rank,
-                      target_disp, target_count, target_datatype, op},
+                     {Kind::get_accumulate, origin_addr, origin_count, origin_datatype, result_addr,
+                      result_count, result_datatype, nullptr, target_rank, target_disp,
+                      target_count, target_datatype, op},
                      win, nullptr);
 }
 
@@ -262,9 +267,9 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
     Call call("MPI_Rget_accumulate");
     if (int rc = call.not_null(request, "request")) return rc;
     return operation(call,
-                     {Kind::get_accumulate, origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, nullptr, target_rank,
-                      target_disp, target_count, target_datatype, op},
+                     {Kind::get_accumulate, origin_addr, origin_count, origin_datatype, result_addr,
+                      result_count, result_datatype, nullptr, target_rank, target_disp,
+                      target_count, target_datatype, op},
                      win, request);
 }
 
@@ -286,8 +291,9 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
     if (int rc = call.not_null(compare_addr, "compare_addr")) return rc;
     const datatype::Type* type = datatype::lookup(datatype);
     if (type != nullptr && !type->predefined)
-        return call.fail(MPI_ERR_TYPE, "datatype {} is derived; MPI_Compare_and_swap takes a "
-                                       "predefined integer, logical or byte type",
+        return call.fail(MPI_ERR_TYPE,
+                         "datatype {} is derived; MPI_Compare_and_swap takes a "
+                         "predefined integer, logical or byte type",
                          type->name);
     return operation(call,
                      {Kind::compare_and_swap, origin_addr, 1, datatype, result_addr, 1, datatype,

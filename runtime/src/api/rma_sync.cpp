@@ -16,8 +16,8 @@ namespace {
 // MPI_Win_flush_all and its kin: not a rank a program can pass.
 constexpr int kAllRanks = std::numeric_limits<int>::min();
 
-constexpr int kAllAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT |
-                            MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+constexpr int kAllAsserts =
+    MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
 class FlushCompletion final : public p2p::Activity {
   public:
@@ -92,9 +92,10 @@ int no_epoch(Call& call, const char* what) {
 int ifence(Call& call, int assert, MPI_Win win, MPI_Request* request) {
     return synchronize(call, win, assert, request, [&](rma::Window& w, auto& wait_for) {
         if (w.passive_open() || w.exposure_open() || w.pscw_access_open())
-            return no_epoch(call, "a lock or PSCW epoch of the window is open; a fence may not "
-                                  "be called inside it");
-        wait_for = closing(w.fence_locked((assert & MPI_MODE_NOSUCCEED) != 0));
+            return no_epoch(call,
+                            "a lock or PSCW epoch of the window is open; a fence may not "
+                            "be called inside it");
+        wait_for = closing(w.fence_locked((assert& MPI_MODE_NOSUCCEED) != 0));
         return MPI_SUCCESS;
     });
 }
@@ -203,12 +204,11 @@ int iflush(Call& call, int rank, MPI_Win win, MPI_Request* request) {
         } else if (!w.passive_open()) {
             return no_epoch(call, "no passive-target epoch of the window is open");
         }
-        wait_for =
-            std::make_unique<FlushCompletion>(w, w.flush_mark_locked(rank == kAllRanks ? -1 : rank));
+        wait_for = std::make_unique<FlushCompletion>(
+            w, w.flush_mark_locked(rank == kAllRanks ? -1 : rank));
         return MPI_SUCCESS;
     });
 }
-
 
 }  // namespace
 

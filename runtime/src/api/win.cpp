@@ -67,8 +67,8 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
     // unique among live windows.
     std::vector<std::string> segments;
     for (int world : dup->world_of)
-        segments.push_back(SharedSegment::name_for(
-            runtime.bootstrap->job_id(), fmt::format("w{}-{}", dup->pair, world)));
+        segments.push_back(SharedSegment::name_for(runtime.bootstrap->job_id(),
+                                                   fmt::format("w{}-{}", dup->pair, world)));
 
     auto w = std::make_unique<Win>();
     w->comm = own;
@@ -132,8 +132,7 @@ void forget_windows() {
         (void)w->window.release();
         ++left;
     }
-    if (left > 0)
-        log::warn("MPI_Finalize: {} window(s) were not freed with MPI_Win_free", left);
+    if (left > 0) log::warn("MPI_Finalize: {} window(s) were not freed with MPI_Win_free", left);
     g_windows.resize(1);
 }
 
@@ -220,9 +219,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         std::lock_guard lock(calls_mutex);
         call_number = calls[c->pair]++;
     }
-    const std::string name = SharedSegment::name_for(
-        runtime.bootstrap->job_id(),
-        fmt::format("ws{}-{}-{}", c->pair, c->world_of[0], call_number));
+    const std::string name =
+        SharedSegment::name_for(runtime.bootstrap->job_id(),
+                                fmt::format("ws{}-{}-{}", c->pair, c->world_of[0], call_number));
     SharedSegment shared;
     try {
         if (c->rank == 0)
@@ -269,16 +268,16 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
     if (int rc = call.not_null(disp_unit, "disp_unit")) return rc;
     if (int rc = call.not_null(baseptr, "baseptr")) return rc;
     if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return call.fail(MPI_ERR_RMA_FLAVOR,
-                         "the window was not made by MPI_Win_allocate_shared");
+        return call.fail(MPI_ERR_RMA_FLAVOR, "the window was not made by MPI_Win_allocate_shared");
     const int members = static_cast<int>(w->shared_sizes.size());
     if (rank == MPI_PROC_NULL) {
         // The first member with memory, as the standard asks.
         rank = 0;
         while (rank + 1 < members && w->shared_sizes[static_cast<std::size_t>(rank)] == 0) ++rank;
     } else if (rank < 0 || rank >= members) {
-        return call.fail(MPI_ERR_RANK, "invalid rank {}: the window has {} ranks (valid: 0..{} or "
-                                       "MPI_PROC_NULL)",
+        return call.fail(MPI_ERR_RANK,
+                         "invalid rank {}: the window has {} ranks (valid: 0..{} or "
+                         "MPI_PROC_NULL)",
                          rank, members, members - 1);
     }
     const auto r = static_cast<std::size_t>(rank);
@@ -396,11 +395,21 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
     // value is the base itself.
     void* value = nullptr;
     switch (keyval) {
-        case MPI_WIN_BASE: value = w->base; break;
-        case MPI_WIN_SIZE: value = &w->size; break;
-        case MPI_WIN_DISP_UNIT: value = &w->disp_unit; break;
-        case MPI_WIN_CREATE_FLAVOR: value = &w->flavor; break;
-        case MPI_WIN_MODEL: value = &w->model; break;
+        case MPI_WIN_BASE:
+            value = w->base;
+            break;
+        case MPI_WIN_SIZE:
+            value = &w->size;
+            break;
+        case MPI_WIN_DISP_UNIT:
+            value = &w->disp_unit;
+            break;
+        case MPI_WIN_CREATE_FLAVOR:
+            value = &w->flavor;
+            break;
+        case MPI_WIN_MODEL:
+            value = &w->model;
+            break;
         default:
             return get_window_attribute(call.function(), win, keyval, attribute_val, flag);
     }

@@ -99,9 +99,9 @@ void Window::advance_epoch(Epoch& epoch) {
     bool all_signalled = true;
     switch (epoch.kind) {
         case Epoch::Kind::fence: {
-            const bool quiet = epoch.deferred.empty() &&
-                               std::all_of(epoch.pending.begin(), epoch.pending.end(),
-                                           [](std::uint32_t p) { return p == 0; });
+            const bool quiet =
+                epoch.deferred.empty() && std::all_of(epoch.pending.begin(), epoch.pending.end(),
+                                                      [](std::uint32_t p) { return p == 0; });
             if (!quiet) return;
             if (!epoch.signalled[0]) {
                 // Our operations of the epoch are done everywhere: tell every
@@ -238,7 +238,9 @@ int Window::test_locked() {
 
 namespace {
 
-bool open_of(const Epoch& e, Epoch::Kind kind) { return !e.closed && e.kind == kind; }
+bool open_of(const Epoch& e, Epoch::Kind kind) {
+    return !e.closed && e.kind == kind;
+}
 
 }  // namespace
 
@@ -247,7 +249,9 @@ bool Window::exposure_open() const {
                        [](const auto& e) { return open_of(*e, Epoch::Kind::exposure); });
 }
 
-bool Window::access_open_to(int target) const { return access_epoch_to(target) != nullptr; }
+bool Window::access_open_to(int target) const {
+    return access_epoch_to(target) != nullptr;
+}
 
 bool Window::lock_open_to(int target) const {
     return std::any_of(epochs_.begin(), epochs_.end(), [&](const auto& e) {

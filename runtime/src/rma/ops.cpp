@@ -60,10 +60,9 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
     in_flight_.push_back(std::move(shared));
     const int world = world_of_[static_cast<std::size_t>(r.target)];
     // A dynamic window's memory has no key a pinning transport could use.
-    const bool direct =
-        op.target_type.contiguous &&
-        (r.kind == Request::Kind::put || r.kind == Request::Kind::get) &&
-        (!dynamic_ || engine_.transport_to(world).capabilities().direct_write);
+    const bool direct = op.target_type.contiguous &&
+                        (r.kind == Request::Kind::put || r.kind == Request::Kind::get) &&
+                        (!dynamic_ || engine_.transport_to(world).capabilities().direct_write);
     if (!direct) {
         send_to_target(op);
         return;
@@ -121,11 +120,21 @@ void Window::send_to_target(Operation& op) {
 
     MessageHeader header{};
     switch (r.kind) {
-        case Request::Kind::put: header.type = MessageType::put; break;
-        case Request::Kind::get: header.type = MessageType::get; break;
-        case Request::Kind::accumulate: header.type = MessageType::accumulate; break;
-        case Request::Kind::get_accumulate: header.type = MessageType::get_accumulate; break;
-        case Request::Kind::compare_and_swap: header.type = MessageType::compare_and_swap; break;
+        case Request::Kind::put:
+            header.type = MessageType::put;
+            break;
+        case Request::Kind::get:
+            header.type = MessageType::get;
+            break;
+        case Request::Kind::accumulate:
+            header.type = MessageType::accumulate;
+            break;
+        case Request::Kind::get_accumulate:
+            header.type = MessageType::get_accumulate;
+            break;
+        case Request::Kind::compare_and_swap:
+            header.type = MessageType::compare_and_swap;
+            break;
     }
     header.op = r.op != nullptr ? r.op->handle : 0;
     header.base = target.base;
@@ -184,17 +193,17 @@ void Window::send_to_target(Operation& op) {
             op.unpack_result = true;
             into = op.packed.data();
         }
-        op.transfers.push_back(engine_.irecv_locked(into, bytes, r.target,
-                                                    reply_tag(op.sequence), comm(), context_));
+        op.transfers.push_back(
+            engine_.irecv_locked(into, bytes, r.target, reply_tag(op.sequence), comm(), context_));
     }
     send_message(r.target, kMessageTag, std::move(message));
     if (header.data_inline) return;
     if (origin_run.empty())
         send_message(r.target, data_tag(op.sequence), std::move(data));
     else
-        op.transfers.push_back(engine_.isend_locked(origin_run.data(), origin_run.size(),
-                                                    r.target, data_tag(op.sequence), comm(),
-                                                    context_, p2p::SendMode::standard));
+        op.transfers.push_back(engine_.isend_locked(origin_run.data(), origin_run.size(), r.target,
+                                                    data_tag(op.sequence), comm(), context_,
+                                                    p2p::SendMode::standard));
 }
 
 void Window::send_message(int target, int tag, std::vector<std::byte> buffer) {

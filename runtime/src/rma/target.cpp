@@ -12,8 +12,8 @@ namespace si::rma {
 void Window::post_service_receive() {
     if (stopping_) return;
     service_buffer_.resize(kMessageBytes);
-    service_ = engine_.irecv_locked(service_buffer_.data(), service_buffer_.size(),
-                                    p2p::kAnySource, kMessageTag, comm(), context_);
+    service_ = engine_.irecv_locked(service_buffer_.data(), service_buffer_.size(), p2p::kAnySource,
+                                    kMessageTag, comm(), context_);
 }
 
 void Window::serve(int origin, std::span<const std::byte> message) {

@@ -44,8 +44,8 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
     const std::size_t counters = counter_bytes(n);
     bool memory_in_segment = memory.allocate && memory.size > 0;
     try {
-        segment_ = SharedSegment::create(segment_name,
-                                         counters + (memory_in_segment ? memory.size : 0));
+        segment_ =
+            SharedSegment::create(segment_name, counters + (memory_in_segment ? memory.size : 0));
     } catch (const Error&) {
         // No room in /dev/shm for the window: its memory stays private
         // (reached by cross-memory attach), only the counters are shared.
@@ -95,9 +95,14 @@ Window::~Window() {
 }
 
 PeerWindow Window::describe() const {
-    PeerWindow me{reinterpret_cast<std::uint64_t>(base_), bytes_, disp_unit_, 0,
-                  reinterpret_cast<std::uint64_t>(counters_), 0,
-                  segment_.size(), counter_bytes(world_of_.size()),
+    PeerWindow me{reinterpret_cast<std::uint64_t>(base_),
+                  bytes_,
+                  disp_unit_,
+                  0,
+                  reinterpret_cast<std::uint64_t>(counters_),
+                  0,
+                  segment_.size(),
+                  counter_bytes(world_of_.size()),
                   memory_in_segment_ ? 1u : 0u};
     if (dynamic_) me.size = UINT64_MAX;  // whatever is attached, at its address
     // At most one transport pins memory (verbs); shared memory needs no key.
@@ -261,10 +266,10 @@ bool Window::advance(p2p::Engine&) {
     activate_ready();
     std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
 
-    polls_memory_ = !in_flight_.empty() ||
-                    std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {
-                        return e->closed || !e->active || !e->deferred.empty();
-                    });
+    polls_memory_ =
+        !in_flight_.empty() || std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {
+            return e->closed || !e->active || !e->deferred.empty();
+        });
     return false;
 }
 

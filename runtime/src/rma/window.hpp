@@ -51,8 +51,8 @@ struct PeerWindow {
     std::uint64_t base = 0;
     std::uint64_t size = 0;
     std::uint64_t disp_unit = 1;
-    std::uint64_t key = 0;           // its registration's key, for a transport that pins
-    std::uint64_t counters = 0;      // address of its counter block
+    std::uint64_t key = 0;       // its registration's key, for a transport that pins
+    std::uint64_t counters = 0;  // address of its counter block
     std::uint64_t counters_key = 0;
     // Its shared-memory segment (Window::Memory): the window's memory is in
     // it at this offset when `memory_in_segment`.
@@ -63,11 +63,11 @@ struct PeerWindow {
 
 // The counters a peer writes into this process's block, one row per peer.
 enum class Counter : std::uint8_t {
-    fence,      // fences it has closed (each closes one fence epoch)
-    grant,      // PSCW exposures it opened to us
-    done,       // PSCW access epochs towards us it finished
-    lock,       // locks it granted us
-    applied,    // sequence number of the last of our messages it applied
+    fence,    // fences it has closed (each closes one fence epoch)
+    grant,    // PSCW exposures it opened to us
+    done,     // PSCW access epochs towards us it finished
+    lock,     // locks it granted us
+    applied,  // sequence number of the last of our messages it applied
     count_,
 };
 inline constexpr int kCounters = static_cast<int>(Counter::count_);
@@ -303,8 +303,8 @@ class Window final : public p2p::Activity {
 struct Epoch {
     enum class Kind : std::uint8_t { fence, access, exposure, lock, lock_all };
     Kind kind;
-    std::vector<int> members;       // targets (access, locks), origins (exposure), all (fence)
-    std::vector<int> member_of;     // window rank -> index in members, or -1
+    std::vector<int> members;    // targets (access, locks), origins (exposure), all (fence)
+    std::vector<int> member_of;  // window rank -> index in members, or -1
     LockType lock_type = LockType::shared;
     bool active = false;
     bool closed = false;
@@ -337,7 +337,7 @@ struct Operation {
     int member = -1;
     std::uint64_t age = 0;
     std::vector<p2p::Request*> transfers;
-    std::uint32_t sequence = 0;  // of its message to the target, if it sent one
+    std::uint32_t sequence = 0;     // of its message to the target, if it sent one
     std::vector<std::byte> packed;  // packed origin data, or fetched data to unpack
     bool unpack_result = false;
     bool started = false;

@@ -8,8 +8,8 @@
 namespace si::rma {
 
 enum class MessageType : std::uint8_t {
-    put,             // non-contiguous target layout: the owner scatters the data
-    get,             // ... the owner gathers and replies
+    put,  // non-contiguous target layout: the owner scatters the data
+    get,  // ... the owner gathers and replies
     accumulate,
     get_accumulate,  // also MPI_Fetch_and_op; replies with the old contents
     compare_and_swap,
@@ -19,7 +19,7 @@ enum class MessageType : std::uint8_t {
 
 struct MessageHeader {
     MessageType type;
-    std::uint8_t lock_type;      // LockType, for lock and unlock
+    std::uint8_t lock_type;  // LockType, for lock and unlock
     std::uint16_t reserved;
     std::int32_t op;             // MPI_Op handle (predefined), or 0 for MPI_REPLACE
     std::int32_t base;           // MPI_Datatype of the target's elements
@@ -46,7 +46,11 @@ inline constexpr std::size_t kMessageBytes = 16 * 1024;
 // (origin, target) sequence number s a data tag and a reply tag, so that
 // the owner's receive of one never takes the other.
 inline constexpr int kMessageTag = 0;
-inline int data_tag(std::uint32_t sequence) { return 1 + 2 * static_cast<int>(sequence % (1u << 26)); }
-inline int reply_tag(std::uint32_t sequence) { return 2 + 2 * static_cast<int>(sequence % (1u << 26)); }
+inline int data_tag(std::uint32_t sequence) {
+    return 1 + 2 * static_cast<int>(sequence % (1u << 26));
+}
+inline int reply_tag(std::uint32_t sequence) {
+    return 2 + 2 * static_cast<int>(sequence % (1u << 26));
+}
 
 }  // namespace si::rma
