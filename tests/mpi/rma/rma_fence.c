@@ -34,17 +34,36 @@ static int check_guards(const char* what, const unsigned char* buffer, size_t by
 
 /* Put to the right neighbour, then get from the left one what its left
  * neighbour had put there. */
+/* A byte window of `bytes` between guards, a source filled with `seed`, and
+ * a guarded destination. */
+struct Buffers {
+    unsigned char *mem, *out, *in;
+    MPI_Win win;
+};
+
+static struct Buffers guarded_window(int bytes, unsigned seed) {
+    const size_t span = (size_t)bytes + 2 * kGuard;
+    struct Buffers b = {mtest_malloc(span), mtest_malloc((size_t)bytes), mtest_malloc(span),
+                        MPI_WIN_NULL};
+    memset(b.mem, kGuardByte, span);
+    memset(b.in, kGuardByte, span);
+    mtest_fill(b.out, (size_t)bytes, seed);
+    MPI_Win_create(b.mem, (MPI_Aint)span, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b.win);
+    return b;
+}
+
+static void release(struct Buffers* b) {
+    MPI_Win_free(&b->win);
+    free(b->mem);
+    free(b->out);
+    free(b->in);
+}
+
 static int ring(int bytes) {
     int errs = 0;
-    const size_t span = (size_t)bytes + 2 * kGuard;
-    unsigned char* mem = mtest_malloc(span);
-    unsigned char* out = mtest_malloc((size_t)bytes);
-    unsigned char* in = mtest_malloc(span);
-    memset(mem, kGuardByte, span);
-    memset(in, kGuardByte, span);
-    mtest_fill(out, (size_t)bytes, seed_of(bytes, g_rank));
-    MPI_Win win;
-    MPI_Win_create(mem, (MPI_Aint)span, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    struct Buffers b = guarded_window(bytes, seed_of(bytes, g_rank));
+    unsigned char *mem = b.mem, *out = b.out, *in = b.in;
+    MPI_Win win = b.win;
 
     MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
     MPI_Put(out, bytes, MPI_BYTE, g_right, kGuard, bytes, MPI_BYTE, win);
@@ -59,11 +78,7 @@ static int ring(int bytes) {
     errs += MT_VERIFY("get data", in + kGuard, (size_t)bytes, seed_of(bytes, left_of_left));
     errs += check_guards("get buffer guard", in, (size_t)bytes);
     errs += MT_VERIFY("put source after the epoch", out, (size_t)bytes, seed_of(bytes, g_rank));
-
-    MPI_Win_free(&win);
-    free(mem);
-    free(out);
-    free(in);
+    release(&b);
     return errs;
 }
 
@@ -165,15 +180,9 @@ static int all_to_one(int bytes) {
  * back what was put, then put over half of it. */
 static int to_self(int bytes) {
     int errs = 0;
-    const size_t span = (size_t)bytes + 2 * kGuard;
-    unsigned char* mem = mtest_malloc(span);
-    unsigned char* out = mtest_malloc((size_t)bytes);
-    unsigned char* in = mtest_malloc(span);
-    memset(mem, kGuardByte, span);
-    memset(in, kGuardByte, span);
-    mtest_fill(out, (size_t)bytes, seed_of(bytes, 1000 + g_rank));
-    MPI_Win win;
-    MPI_Win_create(mem, (MPI_Aint)span, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    struct Buffers b = guarded_window(bytes, seed_of(bytes, 1000 + g_rank));
+    unsigned char *mem = b.mem, *out = b.out, *in = b.in;
+    MPI_Win win = b.win;
     MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
     MPI_Put(out, bytes, MPI_BYTE, g_rank, kGuard, bytes, MPI_BYTE, win);
     MPI_Win_fence(MPI_MODE_NOSTORE, win);
@@ -190,10 +199,7 @@ static int to_self(int bytes) {
     errs += MT_VERIFY("put to self, second half", mem + kGuard + (bytes - half), (size_t)half,
                       seed_of(bytes, 1000 + g_rank));
     errs += check_guards("self window guard", mem, (size_t)bytes);
-    MPI_Win_free(&win);
-    free(mem);
-    free(out);
-    free(in);
+    release(&b);
     return errs;
 }
 
