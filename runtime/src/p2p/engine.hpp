@@ -201,10 +201,9 @@ class Engine final : private transport::Events {
     enum class Direction : std::uint8_t { write, read };
     Request* rdma_locked(int world_peer, Direction direction, void* local, std::size_t bytes,
                          transport::RemoteKey remote);
-    // A Put or Get the RMA layer made by copying into a window mapped here.
-    void count_rma_copy(std::size_t bytes) {
-        ++stats_.rma_copies;
-        stats_.rma_copy_bytes += bytes;
+    // Counts something of a layer above (the RMA layer's Stats fields).
+    void add_stat(std::uint64_t Stats::*field, std::uint64_t amount = 1) {
+        stats_.*field += amount;
     }
     // The transport that reaches world rank `peer` (to register memory a
     // peer will reach, and to know its capabilities).

@@ -23,6 +23,14 @@ struct Stats {
     // mapped into this process (no transfer at all).
     std::uint64_t rma_copies = 0;
     std::uint64_t rma_copy_bytes = 0;
+    // RMA epochs activated, and those that could not be when opened (behind a
+    // closed epoch still completing: the seed 002 deferral); messages this
+    // rank served as a target (accumulates, atomics, non-contiguous layouts,
+    // lock requests and releases), and lock requests it queued behind a holder.
+    std::uint64_t rma_epochs = 0;
+    std::uint64_t rma_epochs_deferred = 0;
+    std::uint64_t rma_messages_served = 0;
+    std::uint64_t rma_lock_waits = 0;
     // Direct delivery on shared memory: sends this rank wrote into the
     // receive buffer itself, and receives its senders wrote.
     std::uint64_t direct_writes = 0;

@@ -22,6 +22,7 @@ std::shared_ptr<Epoch> Window::open(std::shared_ptr<Epoch> epoch) {
     std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
     epochs_.push_back(epoch);
     activate_ready();
+    if (!epoch->active) engine_.add_stat(&p2p::Stats::rma_epochs_deferred);
     return epoch;
 }
 
@@ -46,6 +47,7 @@ void Window::activate_ready() {
 
 bool Window::activate(Epoch& epoch) {
     epoch.active = true;
+    engine_.add_stat(&p2p::Stats::rma_epochs);
     for (std::size_t m = 0; m < epoch.members.size(); ++m) {
         const int peer = epoch.members[m];
         const auto p = static_cast<std::size_t>(peer);

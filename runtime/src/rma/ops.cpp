@@ -107,7 +107,8 @@ bool Window::copy_on_node(Operation& op) {
         datatype::pack(op.origin_type, r.origin, r.origin_count, at);
     else
         datatype::unpack(op.result_type, at, bytes, r.result);
-    engine_.count_rma_copy(bytes);
+    engine_.add_stat(&p2p::Stats::rma_copies);
+    engine_.add_stat(&p2p::Stats::rma_copy_bytes, bytes);
     return true;
 }
 

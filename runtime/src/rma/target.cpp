@@ -23,6 +23,7 @@ void Window::serve(int origin, std::span<const std::byte> message) {
         return;
     }
     std::memcpy(&header, message.data(), sizeof header);
+    engine_.add_stat(&p2p::Stats::rma_messages_served);
     if (header.type == MessageType::lock || header.type == MessageType::unlock) {
         if (header.type == MessageType::lock)
             lock_requested(origin, static_cast<LockType>(header.lock_type));
@@ -101,6 +102,8 @@ void Window::lock_requested(int origin, LockType type) {
     // that an exclusive request is not starved by a stream of shared ones.
     lock_queue_.emplace_back(origin, type);
     grant_waiting_locks();
+    if (!lock_queue_.empty() && lock_queue_.back().first == origin)
+        engine_.add_stat(&p2p::Stats::rma_lock_waits);
 }
 
 void Window::lock_released(int origin) {
