@@ -310,6 +310,7 @@ void Runtime::write_stats() const {
         {"rma_epochs_deferred", s.rma_epochs_deferred},
         {"rma_messages_served", s.rma_messages_served},
         {"rma_lock_waits", s.rma_lock_waits},
+        {"rma_started_in_background", s.rma_started_in_background},
         {"direct_writes", s.direct_writes},
         {"direct_write_bytes", s.direct_write_bytes},
         {"direct_writes_abandoned", s.direct_writes_abandoned},

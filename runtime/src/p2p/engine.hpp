@@ -201,6 +201,8 @@ class Engine final : private transport::Events {
     enum class Direction : std::uint8_t { write, read };
     Request* rdma_locked(int world_peer, Direction direction, void* local, std::size_t bytes,
                          transport::RemoteKey remote);
+    // Inside progress_in_background() (the progress or an interrupt thread).
+    bool in_background_pass() const { return background_pass_; }
     // Counts something of a layer above (the RMA layer's Stats fields).
     void add_stat(std::uint64_t Stats::*field, std::uint64_t amount = 1) {
         stats_.*field += amount;

@@ -31,6 +31,9 @@ struct Stats {
     std::uint64_t rma_epochs_deferred = 0;
     std::uint64_t rma_messages_served = 0;
     std::uint64_t rma_lock_waits = 0;
+    // RMA operations started by a pass of the progress thread or an interrupt
+    // thread: a Put or Get that moved while the application computed.
+    std::uint64_t rma_started_in_background = 0;
     // Direct delivery on shared memory: sends this rank wrote into the
     // receive buffer itself, and receives its senders wrote.
     std::uint64_t direct_writes = 0;

@@ -52,6 +52,7 @@ std::uint32_t Window::next_sequence(int target) {
 void Window::start_transfer(std::shared_ptr<Operation> shared) {
     Operation& op = *shared;
     op.started = true;
+    if (engine_.in_background_pass()) engine_.add_stat(&p2p::Stats::rma_started_in_background);
     const Request& r = op.request;
     if (copy_on_node(op)) {
         finish(op);
