@@ -163,9 +163,6 @@ p2p::Request* start_rma_request(p2p::Engine& engine, MPI_Comm owner,
 }  // namespace si::api
 
 using namespace si::api;
-namespace p2p = si::p2p;
-namespace rma = si::rma;
-namespace coll = si::coll;
 namespace datatype = si::datatype;
 
 extern "C" {

@@ -216,11 +216,6 @@ int iflush(Call& call, int rank, MPI_Win win, MPI_Request* request) {
 
 using namespace si::api;
 namespace p2p = si::p2p;
-namespace rma = si::rma;
-namespace coll = si::coll;
-namespace datatype = si::datatype;
-
-using namespace si::api;
 
 extern "C" {
 #pragma weak MPI_Win_fence = PMPI_Win_fence

@@ -140,9 +140,8 @@ void forget_windows() {
 
 using namespace si::api;
 namespace p2p = si::p2p;
-namespace rma = si::rma;
 namespace coll = si::coll;
-namespace datatype = si::datatype;
+namespace rma = si::rma;
 using si::Error;
 using si::SharedSegment;
 

@@ -40,12 +40,12 @@ void Window::activate_ready() {
             const Epoch& earlier = *epochs_[j];
             if (!earlier.completed && (!earlier.active || earlier.closed)) return;
         }
-        if (!activate(epoch)) return;
+        activate(epoch);
         advance_epoch(epoch);
     }
 }
 
-bool Window::activate(Epoch& epoch) {
+void Window::activate(Epoch& epoch) {
     epoch.active = true;
     engine_.add_stat(&p2p::Stats::rma_epochs);
     for (std::size_t m = 0; m < epoch.members.size(); ++m) {
@@ -71,7 +71,6 @@ bool Window::activate(Epoch& epoch) {
                 break;
         }
     }
-    return true;
 }
 
 void Window::advance_epoch(Epoch& epoch) {
@@ -101,10 +100,7 @@ void Window::advance_epoch(Epoch& epoch) {
     bool all_signalled = true;
     switch (epoch.kind) {
         case Epoch::Kind::fence: {
-            const bool quiet =
-                epoch.deferred.empty() && std::all_of(epoch.pending.begin(), epoch.pending.end(),
-                                                      [](std::uint32_t p) { return p == 0; });
-            if (!quiet) return;
+            if (!epoch.quiet()) return;
             if (!epoch.signalled[0]) {
                 // Our operations of the epoch are done everywhere: tell every
                 // member, which is also the barrier of the fence.
@@ -117,8 +113,7 @@ void Window::advance_epoch(Epoch& epoch) {
             break;
         }
         case Epoch::Kind::exposure:
-            for (std::size_t m = 0; m < n; ++m)
-                if (inbox(epoch.members[m], Counter::done) < epoch.number[m]) return;
+            if (!exposure_done(epoch)) return;
             break;
         case Epoch::Kind::access:
         case Epoch::Kind::lock:
@@ -223,12 +218,16 @@ std::shared_ptr<Epoch> Window::unlock_all_locked() {
     return epoch;
 }
 
+bool Window::exposure_done(const Epoch& epoch) const {
+    for (std::size_t m = 0; m < epoch.members.size(); ++m)
+        if (inbox(epoch.members[m], Counter::done) < epoch.number[m]) return false;
+    return true;
+}
+
 int Window::test_locked() {
     for (auto& epoch : epochs_) {
         if (epoch->kind != Epoch::Kind::exposure || epoch->closed) continue;
-        if (!epoch->active) return 0;
-        for (std::size_t m = 0; m < epoch->members.size(); ++m)
-            if (inbox(epoch->members[m], Counter::done) < epoch->number[m]) return 0;
+        if (!epoch->active || !exposure_done(*epoch)) return 0;
         epoch->closed = true;
         epoch->completed = true;
         return 1;

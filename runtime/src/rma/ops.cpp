@@ -51,7 +51,6 @@ std::uint32_t Window::next_sequence(int target) {
 
 void Window::start_transfer(std::shared_ptr<Operation> shared) {
     Operation& op = *shared;
-    op.started = true;
     if (engine_.in_background_pass()) engine_.add_stat(&p2p::Stats::rma_started_in_background);
     const Request& r = op.request;
     if (copy_on_node(op)) {
@@ -209,7 +208,7 @@ void Window::send_to_target(Operation& op) {
 }
 
 void Window::send_message(int target, int tag, std::vector<std::byte> buffer) {
-    Reply& out = replies_.emplace_back(Reply{nullptr, std::move(buffer)});
+    Outgoing& out = outgoing_.emplace_back(Outgoing{nullptr, std::move(buffer)});
     out.request = engine_.isend_locked(out.data.data(), out.data.size(), target, tag, comm(),
                                        context_, p2p::SendMode::standard);
 }

@@ -156,15 +156,13 @@ void Window::disconnect() {
 
 bool Window::idle_locked() const {
     for (const auto& epoch : epochs_) {
-        const bool empty_open_fence = epoch->kind == Epoch::Kind::fence && !epoch->closed &&
-                                      epoch->deferred.empty() &&
-                                      std::all_of(epoch->pending.begin(), epoch->pending.end(),
-                                                  [](std::uint32_t p) { return p == 0; });
+        const bool empty_open_fence =
+            epoch->kind == Epoch::Kind::fence && !epoch->closed && epoch->quiet();
         if (!empty_open_fence) return false;
     }
     for (int peer = 0; peer < size(); ++peer)
         if (inbox(peer, Counter::applied) < sequence_[static_cast<std::size_t>(peer)]) return false;
-    return in_flight_.empty() && fire_and_forget_.empty() && replies_.empty() &&
+    return in_flight_.empty() && fire_and_forget_.empty() && outgoing_.empty() &&
            follow_up_ == nullptr;
 }
 
@@ -280,9 +278,9 @@ void Window::reap_sends() {
         engine_.release_locked(r);
         return true;
     });
-    std::erase_if(replies_, [&](Reply& reply) {
-        if (!reply.request->complete.load(std::memory_order_acquire)) return false;
-        engine_.release_locked(reply.request);
+    std::erase_if(outgoing_, [&](Outgoing& sent) {
+        if (!sent.request->complete.load(std::memory_order_acquire)) return false;
+        engine_.release_locked(sent.request);
         return true;
     });
 }

@@ -28,6 +28,7 @@
 // each process keeps a receive posted on while the window exists.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -74,9 +75,6 @@ inline constexpr int kCounters = static_cast<int>(Counter::count_);
 
 struct Epoch;
 struct Operation;
-
-// Error classes this layer reports (values of mpi.h).
-inline constexpr int kErrOther = 16;
 
 class Window final : public p2p::Activity {
   public:
@@ -127,8 +125,6 @@ class Window final : public p2p::Activity {
     int size() const { return static_cast<int>(world_of_.size()); }
     int rank() const { return rank_; }
     void* base() const { return base_; }
-    std::size_t bytes() const { return bytes_; }
-    std::size_t disp_unit() const { return disp_unit_; }
     const PeerWindow& peer(int rank) const { return peers_[static_cast<std::size_t>(rank)]; }
     p2p::Engine& engine() { return engine_; }
 
@@ -205,7 +201,9 @@ class Window final : public p2p::Activity {
     // Epochs (epochs.cpp).
     std::shared_ptr<Epoch> open(std::shared_ptr<Epoch> epoch);
     void activate_ready();
-    bool activate(Epoch& epoch);
+    void activate(Epoch& epoch);
+    // Every origin of an exposure epoch finished its access.
+    bool exposure_done(const Epoch& epoch) const;
     void advance_epoch(Epoch& epoch);
     Epoch* access_epoch_to(int target) const;
 
@@ -284,11 +282,13 @@ class Window final : public p2p::Activity {
     int follow_up_origin_ = -1;
     std::vector<std::byte> follow_up_header_;
     std::vector<std::byte> follow_up_data_;
-    struct Reply {
+    // Messages this process sent (to targets, or replies as a target),
+    // with their buffers, until they left.
+    struct Outgoing {
         p2p::Request* request;
         std::vector<std::byte> data;
     };
-    std::vector<Reply> replies_;
+    std::vector<Outgoing> outgoing_;
     int exclusive_holder_ = -1;
     int shared_holders_ = 0;
     std::deque<std::pair<int, LockType>> lock_queue_;
@@ -325,6 +325,11 @@ struct Epoch {
         return rank >= 0 && rank < static_cast<int>(member_of.size()) && member_of[rank] >= 0;
     }
     bool is_access() const { return kind != Kind::exposure; }
+    // Nothing of it recorded or in flight.
+    bool quiet() const {
+        return deferred.empty() &&
+               std::all_of(pending.begin(), pending.end(), [](std::uint32_t p) { return p == 0; });
+    }
 };
 
 // One RMA operation of this process as origin.
@@ -340,7 +345,6 @@ struct Operation {
     std::uint32_t sequence = 0;     // of its message to the target, if it sent one
     std::vector<std::byte> packed;  // packed origin data, or fetched data to unpack
     bool unpack_result = false;
-    bool started = false;
     bool done = false;
     int error = 0;
 };
