@@ -1,13 +1,13 @@
 // Epoch synchronization: fence, PSCW, locks and flushes, each once as the
 // nonblocking MPIX_Win_i* call, which the blocking MPI call starts and waits.
 #include <algorithm>
-#include <atomic>
 #include <limits>
 
 #include "api/group.hpp"
 #include "api/requests.hpp"
 #include "api/rma_api.hpp"
 #include "api/runtime.hpp"
+#include "base/cpu.hpp"
 
 namespace si::api {
 
@@ -411,7 +411,7 @@ int PMPI_Win_sync(MPI_Win win) {
     if (int rc = call.initialized()) return rc;
     Win* w = nullptr;
     if (int rc = find_window(call, win, w)) return rc;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    si::store_load_fence();
     w->window->engine().progress();
     return MPI_SUCCESS;
 }
