@@ -156,6 +156,13 @@ const std::vector<Knob>& table() {
          "interrupt thread to read it. off: always the thesis' path.",
          "p2p",
          choice<bool>({{"on", true}, {"off", false}}, &Settings::direct_write)},
+        {"SI_RMA_ICB", "peers|single", "peers",
+         "One-sided SmartInterrupts: which signals (a target's exposure, fence or lock grant) "
+         "let a helper wake an origin that awaits one. peers: only a signal from a target the "
+         "origin awaits (one flag per peer, beyond the thesis); single: any signal, as with "
+         "the thesis' single ICB byte, whose futile wake-ups with several targets this shows.",
+         "progress",
+         choice<bool>({{"peers", true}, {"single", false}}, &Settings::rma_icb_per_peer)},
         {"SI_TRANSPORT", "auto|shm|verbs", "auto",
          "Transport between ranks: auto uses shared memory within a node and verbs (RDMA) "
          "between nodes (hosts, and the simulated nodes of SI_NODE_SIZE when the host has an "

@@ -76,6 +76,9 @@ struct Settings {
     // SmartInterrupts on shared memory: a sender blocked in MPI writes a
     // posted receive's data itself (p2p/direct.cpp).
     bool direct_write = true;
+    // One-sided SmartInterrupts: a helper wakes a rank only for a signal from
+    // a peer it awaits (false: any signal, the thesis' single ICB byte).
+    bool rma_icb_per_peer = true;
     // How long a blocked MPI call polls before it sleeps until a message
     // arrives; negative: it never sleeps; kWaitSpinAuto: MPI_Init decides
     // from the host's CPUs and threads (api/runtime.cpp).

@@ -61,6 +61,19 @@ struct alignas(64) RankBlock {
     // Posted receives with no IRB entry (blocking ones, or the IRB was full):
     // while there are any, no sender may deliver into this rank directly.
     std::atomic<std::uint32_t> posted_outside_irb;
+    // One-sided SmartInterrupts (rma/), the thesis' IRD: the peers (bit:
+    // world rank % 64) whose signal (a grant, a lock, a fence) this rank
+    // waits for with operations recorded for when it comes; each signal of
+    // `rma_awaited_any` lets some go, the signals of `rma_awaited_all` only
+    // all together (a fence). Written by the rank, read by helpers.
+    alignas(64) std::atomic<std::uint64_t> rma_awaited_any;
+    std::atomic<std::uint64_t> rma_awaited_all;
+    // The ICB of one-sided signals: a peer sets byte world rank % 64 when it
+    // signals this rank (one byte, so that a peer on another host sets it
+    // with an RDMA Write); the helper that wakes the rank for it resets it.
+    // Per peer rather than the thesis' single byte, so that a signal from a
+    // peer the rank does not wait for wakes nobody.
+    alignas(64) std::atomic<std::uint8_t> rma_signals[64];
 };
 
 // One interrupt request (IRD): a receive's matching tuple with wildcards as

@@ -64,6 +64,16 @@ struct Delivery {
     std::size_t bytes = 0;  // delivered
 };
 
+// The one-sided signals (the RMA layer's grants, locks, fences) a window
+// awaits, as bits world rank % 64 of the peers that send them: each of `any`
+// lets recorded operations go, those of `all` only together (a fence).
+struct AwaitedSignals {
+    std::uint64_t any = 0;
+    std::uint64_t all = 0;
+    std::uint64_t peers() const { return any | all; }
+    friend bool operator==(const AwaitedSignals&, const AwaitedSignals&) = default;
+};
+
 // What asynchronous progress (SmartInterrupts) is told about the rank's own
 // MPI calls, and asked. Called with the progress lock held.
 class ProgressObserver {
@@ -92,6 +102,17 @@ class ProgressObserver {
     // others: the rank progresses by itself until wait_ends().
     virtual void wait_begins(Request* lead) = 0;
     virtual void wait_ends() = 0;
+
+    // A window of this rank now awaits the signals `after` instead of
+    // `before`. True if the caller must look at its counters again: a peer's
+    // signal may have come before the await was published.
+    virtual bool signals_awaited(AwaitedSignals before, AwaitedSignals after) { return false; }
+    // This rank just signalled world rank `peer` through memory both map:
+    // raise its flag for us and ring its helper. False if nobody listens.
+    virtual bool signal_written(int peer) { return false; }
+    // Where a peer on another host raises its flag with an RDMA Write (64
+    // bytes, byte world rank % 64), or null if nobody listens.
+    virtual std::uint8_t* signal_flags() { return nullptr; }
 
   protected:
     ~ProgressObserver() = default;
@@ -241,11 +262,13 @@ class Engine final : private transport::Events {
     // could not do. Without it the pass leaves the receive's RTS for MPI.
     void prepare_for_signal_pass(Request& request);
     // What makes a background pass useful to the application, counted: a
-    // request completed, an RDMA Read issued, a collective round started. A
-    // thread woken for a pass that changes none of them was woken in vain
-    // (an RTS whose receive is not posted, a credit message, ...).
+    // request completed, an RDMA Read issued, a collective round started, a
+    // recorded RMA operation started in the background. A thread woken for a
+    // pass that changes none of them was woken in vain (an RTS whose receive
+    // is not posted, a credit message, ...).
     std::uint64_t advances() const {
-        return stats_.requests_completed + stats_.rdma_reads + stats_.collective_rounds;
+        return stats_.requests_completed + stats_.rdma_reads + stats_.collective_rounds +
+               stats_.rma_started_in_background;
     }
     // An Activity started a round of a collective (Stats::collective_rounds).
     void count_collective_round() {
@@ -256,6 +279,7 @@ class Engine final : private transport::Events {
     ProgressLock& lock() { return lock_; }
     // At most one; set before any receive is posted, cleared only when none waits.
     void set_progress_observer(ProgressObserver* observer);
+    ProgressObserver* progress_observer() const { return observer_; }
     // Lets wait() sleep on `doorbell`, which every transport rings when it
     // delivers a message to this rank (see transport.hpp).
     void set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend);
@@ -291,8 +315,7 @@ class Engine final : private transport::Events {
     void block_until(Done done, MaybeDone maybe_done, Request* lead);
     Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
                          std::unique_ptr<CompletionHook> hook);
-    Unexpected* find_unexpected(int source, int tag, const CommRef& comm,
-                                std::uint16_t context);
+    Unexpected* find_unexpected(int source, int tag, const CommRef& comm, std::uint16_t context);
     void receive_unexpected(Request* request, Unexpected* entry);
     // Unexpected entries come from and go back to spare_unexpected_.
     Unexpected* new_unexpected(const Tuple& tuple, int peer);

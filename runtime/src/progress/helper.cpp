@@ -91,13 +91,48 @@ void move_interrupt_thread(node::RankBlock& rank, int cpu) {
         rank.interrupt_cpu.store(cpu, std::memory_order_relaxed);
 }
 
-bool rank_needs_help(const node::Region& region, int local_index) {
+namespace {
+
+std::uint64_t raised_of(const node::RankBlock& rank, std::uint64_t peers) {
+    std::uint64_t raised = 0;
+    for (std::uint64_t bits = peers; bits != 0; bits &= bits - 1)
+        if (rank.rma_signals[__builtin_ctzll(bits)].load(std::memory_order_acquire) != 0)
+            raised |= bits & -bits;
+    return raised;
+}
+
+}  // namespace
+
+std::uint64_t raised_signals(const node::RankBlock& rank, bool any) {
+    const std::uint64_t each = rank.rma_awaited_any.load(std::memory_order_acquire);
+    const std::uint64_t all = rank.rma_awaited_all.load(std::memory_order_acquire);
+    if ((each | all) == 0) return 0;
+    if (any) return raised_of(rank, ~std::uint64_t{0});
+    const std::uint64_t together = raised_of(rank, all);
+    return raised_of(rank, each) | (together == all ? together : 0);
+}
+
+namespace {
+
+bool receives_need_help(const node::Region& region, int local_index) {
     if (region.rank_block(local_index).irb_in_use.load(std::memory_order_acquire) == 0)
         return false;
     const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
                                                           region.icb_slots_per_rank());
     const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
     return icb_asks_for_help(icb, irb);
+}
+
+void set_signals(node::RankBlock& rank, std::uint64_t bits, std::uint8_t value) {
+    for (; bits != 0; bits &= bits - 1)
+        rank.rma_signals[__builtin_ctzll(bits)].store(value, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+bool rank_needs_help(const node::Region& region, int local_index, bool any_rma_signal) {
+    return raised_signals(region.rank_block(local_index), any_rma_signal) != 0 ||
+           receives_need_help(region, local_index);
 }
 
 bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend) {
@@ -114,9 +149,12 @@ bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& 
 }
 
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
-                         int wake_cpu) {
+                         ScanOptions options) {
     node::RankBlock& rank = region.rank_block(local_index);
-    if (rank.irb_in_use.load(std::memory_order_acquire) == 0) return RankVerdict::nothing_requested;
+    if (rank.irb_in_use.load(std::memory_order_acquire) == 0 &&
+        rank.rma_awaited_any.load(std::memory_order_acquire) == 0 &&
+        rank.rma_awaited_all.load(std::memory_order_acquire) == 0)
+        return RankVerdict::nothing_requested;
     // Optimisation 1 of the thesis: a rank inside its progress engine will
     // see the RTS itself.
     if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
@@ -124,23 +162,28 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     // sleeps again; only a sleeping one needs us.
     const std::uint32_t sleep = rank.interrupt_word.load(std::memory_order_acquire);
     if (wake::state_of(sleep) != wake::kSleeping) return RankVerdict::awake;
-    const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
-                                                          region.icb_slots_per_rank());
-    const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
-    if (!icb_asks_for_help(icb, irb)) return RankVerdict::no_match;
+    const std::uint64_t signals = raised_signals(rank, options.any_rma_signal);
+    if (signals == 0 && !receives_need_help(region, local_index)) return RankVerdict::no_match;
     trace::record(trace::Event::helper_matched, rank.world_rank);
     // Optimisation 2: the rank may have entered its engine while we matched.
     if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
     // Stamped before the wake-up, which publishes it to the thread; a wake-up
     // that does not fire leaves a stamp the next one overwrites.
+    const int wake_cpu = options.wake_cpu;
     if (wake_cpu >= 0) move_interrupt_thread(rank, wake_cpu);
     rank.woken_at_ns.store(monotonic_ns(), std::memory_order_relaxed);
     // Recorded before: the woken thread may run (and the helper wait) at once.
     trace::record(trace::Event::wake_issued, rank.world_rank, 0, wake_cpu);
+    // The thesis resets the ICB as it wakes: the signals are the woken
+    // thread's now. Reset before, so that one raised meanwhile stays raised.
+    set_signals(rank, signals, 0);
     // Only the sleep we saw before matching: had the thread woken and slept
-    // again meanwhile, it would have acted on this RTS already.
-    if (!wake::wake_if_still_sleeping(backend, rank.interrupt_word, sleep))
+    // again meanwhile, it would have acted on this RTS already (but maybe
+    // not on the signals: a liveness timeout makes no pass; they stay raised).
+    if (!wake::wake_if_still_sleeping(backend, rank.interrupt_word, sleep)) {
+        set_signals(rank, signals, 1);
         return RankVerdict::awake;
+    }
     return RankVerdict::woken;
 }
 
@@ -167,8 +210,9 @@ void run_helper(const node::Region& region, wake::Backend& backend,
         if (block.stop.load() != 0) return false;
         if (block.outstanding.load() == 0) return true;
         if (!assignment.rung_by_senders) return false;
-        return std::none_of(assignment.ranks.begin(), assignment.ranks.end(),
-                            [&](int rank) { return rank_needs_help(region, rank); });
+        return std::none_of(assignment.ranks.begin(), assignment.ranks.end(), [&](int rank) {
+            return rank_needs_help(region, rank, assignment.any_rma_signal);
+        });
     };
     int fruitless = 0;
     auto quiet_since = std::chrono::steady_clock::now();  // last reason to poll
@@ -194,9 +238,10 @@ void run_helper(const node::Region& region, wake::Backend& backend,
             }
         }
         bool woke = false;
-        const int wake_cpu = assignment.wake_on_own_cpu ? ::sched_getcpu() : -1;
+        const ScanOptions options{assignment.wake_on_own_cpu ? ::sched_getcpu() : -1,
+                                  assignment.any_rma_signal};
         for (int rank : assignment.ranks) {
-            const RankVerdict verdict = examine_rank(region, rank, backend, wake_cpu);
+            const RankVerdict verdict = examine_rank(region, rank, backend, options);
             count_verdict(block, verdict);
             woke |= verdict == RankVerdict::woken;
         }

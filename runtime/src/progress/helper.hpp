@@ -1,7 +1,8 @@
 // A SmartInterrupts helper process: polls the node region for the ranks it
 // serves and wakes a rank's interrupt thread only when waking it is useful,
-// that is when an RTS sitting in the rank's ICB matches a receive in its IRB,
-// the rank is not inside its progress engine, and its thread sleeps.
+// that is when an RTS sitting in the rank's ICB matches a receive in its IRB
+// or a one-sided signal the rank awaits was raised (rma/window.hpp), the
+// rank is not inside its progress engine, and its thread sleeps.
 //
 // A helper never touches the transport. With nothing outstanding in the IRBs
 // of its ranks it sleeps on its own wake word, and the rank that posts the
@@ -35,6 +36,9 @@ struct HelperAssignment {
     // with requests outstanding. False when RTSs also arrive from other hosts,
     // which only polling sees.
     bool rung_by_senders = false;
+    // SI_RMA_ICB=single: any raised one-sided signal flag wakes a rank that
+    // awaits one (the thesis' single ICB), not only an awaited peer's.
+    bool any_rma_signal = false;
 };
 
 // Wakes the helper that serves local rank `local_index` if it sleeps, after
@@ -46,15 +50,26 @@ bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& 
 bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
                        std::span<const node::InterruptRequest> irb);
 
+// The raised one-sided signals that make waking `rank` useful (bit: world
+// rank % 64): each raised one of its `rma_awaited_any`, and those of its
+// `rma_awaited_all` once all are raised; with `any` (SI_RMA_ICB=single),
+// every raised one if it awaits any.
+std::uint64_t raised_signals(const node::RankBlock& rank, bool any);
+
 // What one pass over a rank decided (exposed for tests).
 enum class RankVerdict { nothing_requested, locked, awake, no_match, woken };
-// wake_cpu >= 0: before waking the rank's interrupt thread, bind it to that CPU.
+struct ScanOptions {
+    int wake_cpu = -1;            // >= 0: bind the interrupt thread there before waking it
+    bool any_rma_signal = false;  // HelperAssignment::any_rma_signal
+};
 // Helpers and ranks blocked in MPI both call it; it changes no counter.
+// Waking the rank for one-sided signals resets their flags.
 RankVerdict examine_rank(const node::Region& region, int local_index, wake::Backend& backend,
-                         int wake_cpu = -1);
+                         ScanOptions options = {});
 // True if an RTS in the ICB of local rank `local_index` matches one of its
-// interrupt requests (the helper's test before sleeping with requests).
-bool rank_needs_help(const node::Region& region, int local_index);
+// interrupt requests, or an awaited one-sided signal was raised (the
+// helper's test before sleeping with requests).
+bool rank_needs_help(const node::Region& region, int local_index, bool any_rma_signal);
 // A helper's counters: ranks examined, skipped as locked, woken.
 void count_verdict(node::HelperBlock& counters, RankVerdict verdict);
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/clock.hpp"
+#include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
 #include "node/placement.hpp"
@@ -139,6 +140,7 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
                 settings.interrupt_placement == config::InterruptPlacement::helper;
             // Senders on other hosts deposit RTSs without ringing.
             assignment.rung_by_senders = locality.local_size() == locality.world_size;
+            assignment.any_rma_signal = !settings.rma_icb_per_peer;
             for (std::size_t p = static_cast<std::size_t>(g); p < layout.members.size();
                  p += static_cast<std::size_t>(layout.helpers))
                 assignment.ranks.push_back(layout.members[p]);
@@ -216,7 +218,8 @@ bool SmartProgress::rank_blocked() {
     bool handed_over = false;
     for (int index = 0; index < region_.local_size(); ++index) {
         if (index == local_index_) continue;
-        const RankVerdict verdict = examine_rank(region_, index, *backend_, cpu);
+        const RankVerdict verdict =
+            examine_rank(region_, index, *backend_, {cpu, !settings_.rma_icb_per_peer});
         if (verdict == RankVerdict::nothing_requested) continue;
         ++stats_.blocked_scans;
         if (verdict != RankVerdict::woken) continue;
@@ -224,6 +227,62 @@ bool SmartProgress::rank_blocked() {
         handed_over = handed_over || cpu >= 0;
     }
     return handed_over;
+}
+
+// ---- one-sided signals (called with the progress lock held) -------------------
+
+namespace {
+
+// Counts, per bit, the windows awaiting it; returns the bits awaited now.
+std::uint64_t count_windows(std::array<std::uint32_t, 64>& windows, std::uint64_t before,
+                            std::uint64_t after, std::uint64_t awaited) {
+    for (std::uint64_t bits = after & ~before; bits != 0; bits &= bits - 1)
+        if (windows[__builtin_ctzll(bits)]++ == 0) awaited |= bits & -bits;
+    for (std::uint64_t bits = before & ~after; bits != 0; bits &= bits - 1)
+        if (--windows[__builtin_ctzll(bits)] == 0) awaited &= ~(bits & -bits);
+    return awaited;
+}
+
+}  // namespace
+
+bool SmartProgress::signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSignals after) {
+    const p2p::AwaitedSignals old{block_.rma_awaited_any.load(std::memory_order_relaxed),
+                                  block_.rma_awaited_all.load(std::memory_order_relaxed)};
+    const p2p::AwaitedSignals now{
+        count_windows(windows_awaiting_any_, before.any, after.any, old.any),
+        count_windows(windows_awaiting_all_, before.all, after.all, old.all)};
+    if (now == old) return false;
+    // A raised flag of a peer not awaited until now is a signal the rank
+    // has seen: it must not wake the rank later.
+    const std::uint64_t fresh = now.peers() & ~old.peers();
+    for (std::uint64_t bits = fresh; bits != 0; bits &= bits - 1)
+        block_.rma_signals[__builtin_ctzll(bits)].store(0, std::memory_order_relaxed);
+    stats_.rma_awaits += static_cast<std::uint64_t>(__builtin_popcountll(fresh));
+    block_.rma_awaited_any.store(now.any, std::memory_order_release);
+    block_.rma_awaited_all.store(now.all, std::memory_order_release);
+    // Counted as one outstanding request of the helper, so that it scans.
+    if (old.peers() == 0 && now.peers() != 0) {
+        helper_->outstanding.fetch_add(1);
+        if (ring_helper_of(region_, local_index_, *backend_)) ++stats_.helper_rings;
+    } else if (old.peers() != 0 && now.peers() == 0) {
+        helper_->outstanding.fetch_sub(1);
+    }
+    // The resets before the caller reads its counters again: a peer that
+    // signals after that read raises its flag after the reset.
+    store_load_fence();
+    return fresh != 0;
+}
+
+bool SmartProgress::signal_written(int peer) {
+    const int local = local_of_world_[static_cast<std::size_t>(peer)];
+    if (local < 0) return false;
+    region_.rank_block(local).rma_signals[world_rank_ % 64].store(1, std::memory_order_release);
+    if (local != local_index_ && ring_helper_of(region_, local, *backend_)) ++stats_.helper_rings;
+    return true;
+}
+
+std::uint8_t* SmartProgress::signal_flags() {
+    return reinterpret_cast<std::uint8_t*>(block_.rma_signals);
 }
 
 void SmartProgress::withdraw(p2p::Request& request) {
@@ -323,6 +382,7 @@ std::vector<Counter> SmartProgress::counters() const {
         {"blocked_scans", stats_.blocked_scans},
         {"blocked_wakes", stats_.blocked_wakes},
         {"helper_rings", stats_.helper_rings},
+        {"rma_awaits", stats_.rma_awaits},
         {"wakeups", wakeups_.load()},
         {"futile_wakeups", futile_wakeups_.load()},
         {"late_wakeups", late_wakeups_.load()},

@@ -10,6 +10,7 @@
 // so once.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,7 @@ struct InterruptStats {
     std::uint64_t blocked_scans = 0;       // ranks it examined while blocked in MPI
     std::uint64_t blocked_wakes = 0;       // ... whose interrupt thread it woke
     std::uint64_t helper_rings = 0;        // sleeping helpers its sends and receives woke
+    std::uint64_t rma_awaits = 0;          // one-sided signals awaited (bits newly set)
 };
 
 // Request::irb_entry of a posted receive that got no IRB entry.
@@ -68,6 +70,9 @@ class SmartProgress final : private p2p::ProgressObserver {
     void finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) override;
     void wait_begins(p2p::Request*) override {}
     void wait_ends() override {}
+    bool signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSignals after) override;
+    bool signal_written(int peer) override;
+    std::uint8_t* signal_flags() override;
     void run_interrupt_thread();
     void stop_helpers();
     void check_helper_alive();
@@ -86,6 +91,9 @@ class SmartProgress final : private p2p::ProgressObserver {
     // Ranks' doorbells are futex words whatever SI_WAKE says (api/runtime.cpp).
     std::unique_ptr<wake::Backend> doorbell_backend_;
     std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
+    // Per bit of RankBlock::rma_awaited_any / _all, the windows awaiting it.
+    std::array<std::uint32_t, 64> windows_awaiting_any_{};
+    std::array<std::uint32_t, 64> windows_awaiting_all_{};
     InterruptStats stats_;
     std::atomic<std::uint64_t> wakeups_{0};
     std::atomic<std::uint64_t> futile_wakeups_{0};  // ran a pass that advanced nothing

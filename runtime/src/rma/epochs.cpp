@@ -23,6 +23,7 @@ std::shared_ptr<Epoch> Window::open(std::shared_ptr<Epoch> epoch) {
     epochs_.push_back(epoch);
     activate_ready();
     if (!epoch->active) engine_.add_stat(&p2p::Stats::rma_epochs_deferred);
+    publish_awaited();
     return epoch;
 }
 

@@ -42,6 +42,8 @@ std::shared_ptr<Operation> Window::issue_locked(const Request& request) {
         start_transfer(op);
     else
         epoch->deferred.push_back(op);
+    // The program may compute now: asynchronous progress must know what for.
+    if (!epoch->deferred.empty()) publish_awaited();
     return op;
 }
 

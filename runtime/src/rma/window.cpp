@@ -23,10 +23,18 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 
+// Inbox rows, outbox rows, and a word holding 1: what an RDMA Write that
+// raises a peer's flag sends (it must come from registered memory).
+std::size_t flag_source_index(std::size_t members) {
+    return 2 * members * kCounters;
+}
+
 std::size_t counter_bytes(std::size_t members) {
-    const std::size_t bytes = 2 * members * kCounters * sizeof(std::uint64_t);
+    const std::size_t bytes = (flag_source_index(members) + 1) * sizeof(std::uint64_t);
     return (bytes + kPage - 1) / kPage * kPage;
 }
+
+constexpr std::size_t kSignalFlags = 64;
 
 }  // namespace
 
@@ -54,6 +62,7 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
         segment_ = SharedSegment::create(segment_name, counters);
     }
     counters_ = static_cast<std::uint64_t*>(segment_.data());
+    counters_[flag_source_index(n)] = 1;
     if (memory.allocate) {
         if (memory_in_segment) {
             base_ = static_cast<std::byte*>(segment_.data()) + counters;
@@ -77,11 +86,14 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
     mapped_memory_.assign(n, nullptr);
     // Only a transport that pins memory needs a registration before a peer
     // can reach it; cross-memory attach reaches any address.
+    p2p::ProgressObserver* observer = engine_.progress_observer();
+    std::uint8_t* flags = observer != nullptr ? observer->signal_flags() : nullptr;
     for (transport::Transport* transport : engine_.transports()) {
         if (!transport->capabilities().pins_memory) continue;
-        Registered r{transport, {}, {}};
+        Registered r{transport, {}, {}, {}};
         if (bytes_ > 0) r.window = transport->register_memory(base_, bytes_);
         r.counters = transport->register_memory(counters_, counters);
+        if (flags != nullptr) r.flags = transport->register_memory(flags, kSignalFlags);
         registered_.push_back(r);
     }
 }
@@ -89,6 +101,7 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
 Window::~Window() {
     for (Registered& r : registered_) {
         if (r.window.handle != nullptr) r.transport->deregister_memory(r.window);
+        if (r.flags.handle != nullptr) r.transport->deregister_memory(r.flags);
         r.transport->deregister_memory(r.counters);
     }
     std::free(private_memory_);
@@ -109,6 +122,11 @@ PeerWindow Window::describe() const {
     if (!registered_.empty()) {
         me.key = registered_.front().window.key;
         me.counters_key = registered_.front().counters.key;
+        if (registered_.front().flags.handle != nullptr) {
+            me.signal_flags =
+                reinterpret_cast<std::uint64_t>(engine_.progress_observer()->signal_flags());
+            me.signal_flags_key = registered_.front().flags.key;
+        }
     }
     return me;
 }
@@ -142,6 +160,10 @@ void Window::disconnect() {
         p2p::ProgressGuard guard(engine_.lock());
         service = std::exchange(service_, nullptr);
         stopping_ = true;
+        // Nothing is recorded any more (MPI_Win_free waited for every epoch).
+        p2p::ProgressObserver* observer = engine_.progress_observer();
+        if (observer != nullptr && awaited_.peers() != 0)
+            observer->signals_awaited(std::exchange(awaited_, {}), {});
     }
     if (service != nullptr) {
         engine_.cancel(service);
@@ -187,6 +209,7 @@ void Window::signal(int peer, Counter counter, std::uint64_t value) {
         // Release: what this process wrote into the peer's window before
         // (a memcpy Put) is visible to whoever sees the counter.
         __atomic_store_n(&mapped[slot], value, __ATOMIC_RELEASE);
+        if (counter != Counter::applied) raise_flag(peer, /*through_memory=*/true);
         return;
     }
     std::uint64_t& word = outbox(peer, counter);
@@ -199,6 +222,80 @@ void Window::signal(int peer, Counter counter, std::uint64_t value) {
                                               p2p::Engine::Direction::write, &word, sizeof word,
                                               {p.counters + offset, p.counters_key});
     fire_and_forget_.push_back(write);
+    if (counter != Counter::applied) raise_flag(peer, /*through_memory=*/false);
+}
+
+// Through memory, the observer raises the flag and rings the peer's helper.
+// Otherwise an RDMA Write raises it, posted after the counter's on the same
+// connection, so that it lands after it; the peer's helper polls.
+void Window::raise_flag(int peer, bool through_memory) {
+    p2p::ProgressObserver* observer = engine_.progress_observer();
+    if (observer == nullptr || peer == rank_) return;
+    const auto p = static_cast<std::size_t>(peer);
+    if (through_memory) {
+        observer->signal_written(world_of_[p]);
+        return;
+    }
+    if (peers_[p].signal_flags == 0) return;
+    const auto mine = static_cast<std::uint64_t>(world_of_[static_cast<std::size_t>(rank_)]);
+    std::uint64_t* one = &counters_[flag_source_index(world_of_.size())];
+    p2p::Request* write = engine_.rdma_locked(
+        world_of_[p], p2p::Engine::Direction::write, one, 1,
+        {peers_[p].signal_flags + mine % kSignalFlags, peers_[p].signal_flags_key});
+    fire_and_forget_.push_back(write);
+}
+
+// What a wake-up would let this process do in the background: start the
+// operations recorded in an epoch. Each grant (PSCW access, lock) it misses
+// for a target with operations recorded lets those go; an earlier epoch that
+// is closed holds it back until every signal that epoch misses came (fences,
+// the completions of an exposure, grants).
+p2p::AwaitedSignals Window::awaited_signals() const {
+    std::size_t last = epochs_.size();
+    for (std::size_t i = 0; i < epochs_.size(); ++i)
+        if (!epochs_[i]->deferred.empty()) last = i;
+    p2p::AwaitedSignals awaited;
+    if (last == epochs_.size()) return awaited;
+    auto bit = [&](int peer) {
+        const int world = world_of_[static_cast<std::size_t>(peer)];
+        return peer == rank_ ? 0 : std::uint64_t{1} << (world % 64);
+    };
+    for (std::size_t i = 0; i <= last; ++i) {
+        const Epoch& epoch = *epochs_[i];
+        if (!epoch.active || epoch.completed) continue;
+        if (!epoch.deferred.empty()) {
+            for (const auto& op : epoch.deferred)
+                if (!epoch.granted[static_cast<std::size_t>(op->member)])
+                    awaited.any |= bit(op->request.target);
+            continue;
+        }
+        // An open epoch holds no later one back (MPI lets them run together).
+        if (!epoch.closed) continue;
+        for (std::size_t m = 0; m < epoch.members.size(); ++m) {
+            const int peer = epoch.members[m];
+            bool missing = !epoch.granted[m];
+            if (epoch.kind == Epoch::Kind::fence)
+                missing = inbox(peer, Counter::fence) < epoch.fence_number;
+            if (epoch.kind == Epoch::Kind::exposure)
+                missing = inbox(peer, Counter::done) < epoch.number[m];
+            if (missing) awaited.all |= bit(peer);
+        }
+    }
+    return awaited;
+}
+
+void Window::publish_awaited() {
+    p2p::ProgressObserver* observer = engine_.progress_observer();
+    if (observer == nullptr) return;
+    for (;;) {
+        const p2p::AwaitedSignals awaited = awaited_signals();
+        if (awaited == awaited_) return;
+        if (!observer->signals_awaited(std::exchange(awaited_, awaited), awaited)) return;
+        // A signal that came before the await was published raised a flag
+        // that is reset now: look at the counters again.
+        for (auto& epoch : epochs_) advance_epoch(*epoch);
+        activate_ready();
+    }
 }
 
 transport::RemoteKey Window::window_key(int peer, std::uint64_t offset) const {
@@ -263,6 +360,7 @@ bool Window::advance(p2p::Engine&) {
     for (auto& epoch : epochs_) advance_epoch(*epoch);
     activate_ready();
     std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
+    publish_awaited();
 
     polls_memory_ =
         !in_flight_.empty() || std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {

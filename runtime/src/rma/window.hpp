@@ -60,6 +60,10 @@ struct PeerWindow {
     std::uint64_t segment_bytes = 0;
     std::uint64_t memory_offset = 0;
     std::uint64_t memory_in_segment = 0;
+    // Its one-sided SmartInterrupts flags (ProgressObserver::signal_flags),
+    // which a signal from another host raises with an RDMA Write; 0: none.
+    std::uint64_t signal_flags = 0;
+    std::uint64_t signal_flags_key = 0;
 };
 
 // The counters a peer writes into this process's block, one row per peer.
@@ -195,6 +199,13 @@ class Window final : public p2p::Activity {
     std::uint64_t inbox(int peer, Counter counter) const;
     // Writes `value` into the peer's row for us, one-sidedly.
     void signal(int peer, Counter counter, std::uint64_t value);
+    // Tells the peer's asynchronous progress that we signalled it (after
+    // the counter, so that whoever it wakes sees the counter).
+    void raise_flag(int peer, bool through_memory);
+    // The peers whose signals this window waits for with operations
+    // recorded (bit: world rank % 64), published to asynchronous progress.
+    p2p::AwaitedSignals awaited_signals() const;
+    void publish_awaited();
     transport::RemoteKey window_key(int peer, std::uint64_t offset) const;
     p2p::CommRef comm() const { return p2p::CommRef{context_, rank_, world_of_}; }
 
@@ -242,6 +253,7 @@ class Window final : public p2p::Activity {
         transport::Transport* transport;
         transport::Registration window;
         transport::Registration counters;
+        transport::Registration flags;
     };
     std::vector<Registered> registered_;
     // Counter block, at the start of the segment: inbox rows (peers write
@@ -266,6 +278,7 @@ class Window final : public p2p::Activity {
     std::uint64_t fences_ = 0;
 
     std::vector<std::shared_ptr<Epoch>> epochs_;  // opened, not completed, in order
+    p2p::AwaitedSignals awaited_;                 // last publish_awaited()
     // Per target, every operation not yet done, by age (MPI_Win_flush).
     std::vector<std::deque<std::shared_ptr<Operation>>> unfinished_;
     std::vector<std::uint64_t> ages_;

@@ -9,6 +9,8 @@
  * background pass can start it (SI_PROGRESS=thread), counted in
  * rma_started_in_background on rank 0, which must be > 0 in every pattern
  * (one per pattern at least); the data must be there after the epoch.
+ * In SI_PROGRESS=smart a helper wakes rank 0's interrupt thread for the
+ * target's signal: at least one wake-up per pattern, none of them futile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +28,19 @@ static int check_counters(int nranks, const int* notes) {
     if (nranks < 2) return 0;
     const long long background = stats_counter(0, "rma_started_in_background");
     printf("rank 0: %lld RMA operations started in the background\n", background);
-    return MT_CHECK(background >= kPatterns,
-                    "rank 0: %lld operations started in the background, expected one per "
-                    "pattern (%d)", background, kPatterns);
+    int errs = MT_CHECK(background >= kPatterns,
+                        "rank 0: %lld operations started in the background, expected one per "
+                        "pattern (%d)", background, kPatterns);
+    const char* mode = getenv("SI_PROGRESS");
+    if (mode == NULL || strcmp(mode, "smart") != 0) return errs;
+    /* SmartInterrupts wakes rank 0 for the target's signal, and only for it. */
+    const long long wakeups = stats_counter(0, "wakeups");
+    const long long futile = stats_counter(0, "futile_wakeups");
+    printf("rank 0: %lld wake-ups, %lld futile\n", wakeups, futile);
+    errs += MT_CHECK(wakeups >= kPatterns, "rank 0: %lld wake-ups, expected one per pattern",
+                     wakeups);
+    errs += MT_CHECK(futile == 0, "rank 0: %lld futile wake-ups", futile);
+    return errs;
 }
 
 static MPI_Group only(int rank) {
