@@ -52,20 +52,14 @@ std::string overlap_measurement(const std::string& collective) {
     return fmt::format("overlap_{}_{}", collective, kCollectivePercent);
 }
 
-Figure size_figure(std::string name, std::string title, std::string ylabel,
-                   std::vector<Series> series, bool log_y) {
-    // Size 0 has no place on the logarithmic axis.
-    for (auto& one : series)
-        std::erase_if(one.points, [](const Point& point) { return point.x <= 0; });
-    std::erase_if(series, [](const Series& one) { return one.points.empty(); });
-    Figure figure;
-    figure.name = std::move(name);
-    figure.title = std::move(title);
+// The shared size figure, with the collectives' x label; a configuration without
+// a point above 0 B gets no line.
+Figure block_size_figure(std::string name, std::string title, std::string ylabel,
+                         std::vector<Series> series, bool log_y) {
+    Figure figure =
+        size_figure(std::move(name), std::move(title), std::move(ylabel), std::move(series), log_y);
+    std::erase_if(figure.series, [](const Series& one) { return one.points.empty(); });
     figure.xlabel = "message size (block per rank)";
-    figure.ylabel = std::move(ylabel);
-    figure.series = std::move(series);
-    figure.x_is_size = true;
-    figure.log_y = log_y;
     return figure;
 }
 
@@ -82,11 +76,11 @@ std::vector<Figure> collective_figures(const ResultIndex& index, std::vector<std
             const std::string stem = fmt::format("{}-{}", study, collective);
             auto latency =
                 metric_vs_size(index, study, fmt::format("latency_{}_median", collective));
-            Figure latency_figure =
-                size_figure(stem + "-latency",
-                            fmt::format("{}: I-collective + MPI_Wait without work (study {}, {})",
-                                        collective, study, ranks_note(index, study)),
-                            "T_lat (us), median", std::move(latency), true);
+            Figure latency_figure = block_size_figure(
+                stem + "-latency",
+                fmt::format("{}: I-collective + MPI_Wait without work (study {}, {})", collective,
+                            study, ranks_note(index, study)),
+                "T_lat (us), median", std::move(latency), true);
             if (latency_figure.series.empty()) {
                 // The barrier: one size, 0 B; its numbers are in the summary's tables.
                 notes.push_back(
@@ -98,11 +92,11 @@ std::vector<Figure> collective_figures(const ResultIndex& index, std::vector<std
             const std::string overlap = overlap_measurement(collective);
             if (has(overlap + "_median")) {
                 figures.push_back(
-                    size_figure(stem + "-overlap",
-                                fmt::format("{}: overlap at T_syn = T_lat (study {}, {})",
-                                            collective, study, ranks_note(index, study)),
-                                "overlap (%), median, min..max over the benchmark's rounds",
-                                spread_vs_size(index, study, overlap), false));
+                    block_size_figure(stem + "-overlap",
+                                      fmt::format("{}: overlap at T_syn = T_lat (study {}, {})",
+                                                  collective, study, ranks_note(index, study)),
+                                      "overlap (%), median, min..max over the benchmark's rounds",
+                                      spread_vs_size(index, study, overlap), false));
             } else {
                 notes.push_back(
                     fmt::format("{}-overlap: not drawn, no {}_median (a "
@@ -131,29 +125,6 @@ std::string compact(double v) {
     return fmt::format("{:.2f}", v);
 }
 
-struct Table {
-    std::vector<std::string> headers;
-    std::vector<std::vector<std::string>> rows;  // the first cell is the row's label
-};
-
-std::string format_table(const Table& table) {
-    std::vector<std::size_t> widths(table.headers.size());
-    for (std::size_t c = 0; c < widths.size(); ++c) {
-        widths[c] = table.headers[c].size();
-        for (const auto& row : table.rows) widths[c] = std::max(widths[c], row[c].size());
-    }
-    std::string text;
-    const auto line = [&](const std::vector<std::string>& cells) {
-        std::string out = fmt::format("{:<{}}", cells[0], widths[0]);
-        for (std::size_t c = 1; c < cells.size(); ++c)
-            out += fmt::format("  {:>{}}", cells[c], widths[c]);
-        text += out + '\n';
-    };
-    line(table.headers);
-    for (const auto& row : table.rows) line(row);
-    return text;
-}
-
 }  // namespace
 
 std::string format_collective_tables(const ResultIndex& index,
@@ -167,8 +138,8 @@ std::string format_collective_tables(const ResultIndex& index,
         for (auto size : measured)
             if (std::find(sizes.begin(), sizes.end(), size) != sizes.end()) shown.push_back(size);
         if (shown.empty()) shown = measured;
-        Table overlap{{"collective size"}, {}};
-        Table latency{{"collective size"}, {}};
+        TextTable overlap{{"collective size"}, {}};
+        TextTable latency{{"collective size"}, {}};
         for (const auto& config : configs) {
             overlap.headers.push_back(config);
             latency.headers.push_back(config);

@@ -148,7 +148,8 @@ Figure make_figure(std::string name, std::string title, std::string xlabel, std:
     return figure;
 }
 
-// A figure over message sizes (log2 axis in KiB / MiB, where size 0 has no place).
+}  // namespace
+
 Figure size_figure(std::string name, std::string title, std::string ylabel,
                    std::vector<Series> series, bool log_y) {
     for (auto& one : series)
@@ -159,8 +160,6 @@ Figure size_figure(std::string name, std::string title, std::string ylabel,
     figure.log_y = log_y;
     return figure;
 }
-
-}  // namespace
 
 std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plots,
                                    std::vector<std::string>& notes) {

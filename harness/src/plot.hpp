@@ -33,6 +33,10 @@ struct Figure {
 std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plots,
                                    std::vector<std::string>& notes);
 
+// A figure over message sizes (log2 axis in KiB / MiB, where size 0 has no place).
+Figure size_figure(std::string name, std::string title, std::string ylabel,
+                   std::vector<Series> series, bool log_y);
+
 // File contents, separate from drawing so that tests can check them.
 std::string figure_data(const Figure& figure);
 std::string figure_script(const Figure& figure);

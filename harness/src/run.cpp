@@ -14,6 +14,7 @@
 
 #include "apps.hpp"
 #include "collectives.hpp"
+#include "rma.hpp"
 #include "counters.hpp"
 #include "derive.hpp"
 #include "gbench.hpp"
@@ -182,6 +183,9 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
         if (const std::string coll = format_collective_tables(index, plots.summary_sizes);
             !coll.empty())
             summary += (summary.empty() ? "" : "\n") + coll;
+        for (auto& figure : rma_figures(index)) figures.push_back(std::move(figure));
+        if (const std::string rma = format_rma_tables(index, plots.summary_sizes); !rma.empty())
+            summary += (summary.empty() ? "" : "\n") + rma;
         write_summary_csv((dir / "summary.csv").string(), index);
     }
     if (!apps.empty()) {

@@ -127,4 +127,22 @@ double median_of(std::vector<double> values) {
     return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+std::string format_table(const TextTable& table) {
+    std::vector<std::size_t> widths(table.headers.size());
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        widths[c] = table.headers[c].size();
+        for (const auto& row : table.rows) widths[c] = std::max(widths[c], row[c].size());
+    }
+    std::string text;
+    const auto line = [&](const std::vector<std::string>& cells) {
+        std::string out = fmt::format("{:<{}}", cells[0], widths[0]);
+        for (std::size_t c = 1; c < cells.size(); ++c)
+            out += fmt::format("  {:>{}}", cells[c], widths[c]);
+        text += out + '\n';
+    };
+    line(table.headers);
+    for (const auto& row : table.rows) line(row);
+    return text;
+}
+
 }  // namespace si::harness

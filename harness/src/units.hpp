@@ -32,6 +32,14 @@ std::string shell_join(const std::vector<std::string>& words);
 // Parses a non-negative integer or throws std::invalid_argument naming `what`.
 long parse_count(std::string_view text, std::string_view what);
 
+// A plain-text table for the summaries: a header line, then rows whose first cell
+// is a label (left-aligned) and whose other cells are right-aligned values.
+struct TextTable {
+    std::vector<std::string> headers;
+    std::vector<std::vector<std::string>> rows;
+};
+std::string format_table(const TextTable& table);
+
 // The middle value (the mean of the two middle ones for an even count); NaN when empty.
 double median_of(std::vector<double> values);
 
