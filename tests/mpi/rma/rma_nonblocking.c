@@ -6,7 +6,8 @@
  * each run blocking and nonblocking: a peer delays its part by kDelayMs and
  * the victim's time inside the synchronization calls is measured. Blocking,
  * the delay must show (at least half of it: the pattern is real); with
- * nonblocking epochs the victim must get out in under a tenth of it.
+ * nonblocking epochs the victim must get out in under a tenth of it. A
+ * blocking fence with MPI_MODE_NOPRECEDE must not wait for a late member.
  * This runtime only: MPICH has no MPIX_Win_i* calls.
  */
 #include <stdio.h>
@@ -96,6 +97,30 @@ static int pscw_tested(MPI_Win win, int* base) {
     MPI_Group_free(&to);
     MPI_Group_free(&from);
     MPI_Barrier(MPI_COMM_WORLD);
+    return errs;
+}
+
+/* The blocking MPI_Win_fence(MPI_MODE_NOPRECEDE) has nothing to complete: it
+ * returns before rank 1 reaches its fence kDelayMs late, and the Put issued
+ * after it waits for that fence as a recorded operation. */
+static int fence_noprecede_returns_at_once(MPI_Win win, int* base) {
+    int errs = 0;
+    if (g_size < 2) return 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank == 1) mtest_sleep_ms(kDelayMs);
+    const double start = MPI_Wtime();
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+    const double opening = MPI_Wtime() - start;
+    const int value = 300 + g_rank;
+    if (g_rank == 0) MPI_Put(&value, 1, MPI_INT, 1, g_size + 1, 1, MPI_INT, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    if (g_rank == 0)
+        errs += MT_CHECK(opening < 0.1 * kDelayMs / 1000.0,
+                         "MPI_Win_fence(MPI_MODE_NOPRECEDE) waited %.1f ms for a late member",
+                         opening * 1e3);
+    if (g_rank == 1)
+        errs += MT_CHECK(base[g_size + 1] == 300, "the Put after the fence left %d, expected 300",
+                         base[g_size + 1]);
     return errs;
 }
 
@@ -223,6 +248,7 @@ int main(int argc, char** argv) {
     errs += deferred_lock_epochs(win, base);
     errs += fences_in_a_row(win, base);
     errs += pscw_tested(win, base);
+    errs += fence_noprecede_returns_at_once(win, base);
     errs += patterns(win, base);
     MPI_Win_free(&win);
     MPI_Group_free(&g_world);
