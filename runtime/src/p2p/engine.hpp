@@ -107,9 +107,11 @@ class ProgressObserver {
     // `before`. True if the caller must look at its counters again: a peer's
     // signal may have come before the await was published.
     virtual bool signals_awaited(AwaitedSignals before, AwaitedSignals after) { return false; }
-    // This rank just signalled world rank `peer` through memory both map:
-    // raise its flag for us and ring its helper. False if nobody listens.
-    virtual bool signal_written(int peer) { return false; }
+    // This rank just signalled world rank `peer`: through memory both map
+    // (`raise`: raise its flag for us) or with an RDMA Write of the counter
+    // and of the flag (posted, about to land). Rings the peer's helper if it
+    // shares this host and sleeps.
+    virtual void signal_sent(int peer, bool raise) {}
     // Where a peer on another host raises its flag with an RDMA Write (64
     // bytes, byte world rank % 64), or null if nobody listens.
     virtual std::uint8_t* signal_flags() { return nullptr; }

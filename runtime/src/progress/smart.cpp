@@ -273,12 +273,14 @@ bool SmartProgress::signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSign
     return fresh != 0;
 }
 
-bool SmartProgress::signal_written(int peer) {
+// A ring after an RDMA Write comes before the write lands; the helper polls
+// a while after a ring (kIdlePolling), long enough to see it.
+void SmartProgress::signal_sent(int peer, bool raise) {
     const int local = local_of_world_[static_cast<std::size_t>(peer)];
-    if (local < 0) return false;
-    region_.rank_block(local).rma_signals[world_rank_ % 64].store(1, std::memory_order_release);
+    if (local < 0) return;
+    if (raise)
+        region_.rank_block(local).rma_signals[world_rank_ % 64].store(1, std::memory_order_release);
     if (local != local_index_ && ring_helper_of(region_, local, *backend_)) ++stats_.helper_rings;
-    return true;
 }
 
 std::uint8_t* SmartProgress::signal_flags() {

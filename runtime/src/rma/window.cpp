@@ -225,15 +225,16 @@ void Window::signal(int peer, Counter counter, std::uint64_t value) {
     if (counter != Counter::applied) raise_flag(peer, /*through_memory=*/false);
 }
 
-// Through memory, the observer raises the flag and rings the peer's helper.
-// Otherwise an RDMA Write raises it, posted after the counter's on the same
-// connection, so that it lands after it; the peer's helper polls.
+// Through memory, the observer raises the flag. Otherwise an RDMA Write
+// raises it, posted after the counter's on the same connection, so that it
+// lands after it. Either way the peer's helper is rung if it shares the host
+// (a helper serving peers on other hosts polls).
 void Window::raise_flag(int peer, bool through_memory) {
     p2p::ProgressObserver* observer = engine_.progress_observer();
     if (observer == nullptr || peer == rank_) return;
     const auto p = static_cast<std::size_t>(peer);
     if (through_memory) {
-        observer->signal_written(world_of_[p]);
+        observer->signal_sent(world_of_[p], /*raise=*/true);
         return;
     }
     if (peers_[p].signal_flags == 0) return;
@@ -243,6 +244,7 @@ void Window::raise_flag(int peer, bool through_memory) {
         world_of_[p], p2p::Engine::Direction::write, one, 1,
         {peers_[p].signal_flags + mine % kSignalFlags, peers_[p].signal_flags_key});
     fire_and_forget_.push_back(write);
+    observer->signal_sent(world_of_[p], /*raise=*/false);
 }
 
 // What a wake-up would let this process do in the background: start the
