@@ -12,8 +12,9 @@
 //
 // Exclusive lock (--sync lock, three processes): rank 2 is the target and only
 // joins the barriers; rank 0 (Origin0) locks the target exclusively, holds the
-// lock for `delay`, unlocks; rank 1 (Origin1) waits a moment so that Origin0 asks
-// first, then times MPI_Win_lock, the operation, the computation, MPI_Win_unlock.
+// lock until `delay` into Origin1's computation, unlocks; rank 1 (Origin1) waits
+// 20 us so that Origin0 asks first, then times MPI_Win_lock, the operation, the
+// computation, MPI_Win_unlock.
 //
 // Phase 1: no delay, no computation, Origin0 absent: the epoch's latency
 // (epoch_<sync>_<op>; against mode none it gives the latency overhead). Phase 2:
@@ -154,8 +155,9 @@ class Epochs {
     double run_lock(int size, double delay, double work_seconds, bool holder_present) {
         const int target = 2;
         if (roles_.holder && holder_present) {
+            // Until Origin1 computes: its own wait, then the delay into its work.
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win_);
-            work_.run(delay);
+            work_.run(kOrigin1Delay + delay);
             MPI_Win_unlock(target, win_);
         }
         if (!roles_.origin) return 0;
