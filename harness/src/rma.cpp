@@ -138,8 +138,8 @@ std::string format_rma_tables(const ResultIndex& index, const std::vector<std::u
         if (overlap.rows.empty()) continue;
         text += fmt::format(
             "{}: one-sided epochs whose target comes late, epoch time / work (1: the transfer "
-            "fully hidden behind the work; the work is each configuration's own epoch time "
-            "at the largest size without delay)\n",
+            "fully hidden behind the work: the origin's computation as it ran, nominally the "
+            "configuration's own epoch time at the largest size without delay)\n",
             study);
         text += format_table(overlap);
         text += fmt::format("\n{}: epoch time without delay or work (us, median)\n", study);
