@@ -99,6 +99,47 @@ TEST_F(HelperTest, WithdrawnRequestNoLongerMatches) {
     EXPECT_EQ(examine(0), RankVerdict::no_match);
 }
 
+// One-sided signals (RankBlock::rma_awaited_*, rma_signals): rank 0 awaits
+// grants from world ranks 2 and 5.
+TEST_F(HelperTest, AwaitedSignalWakesAndIsReset) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    rank_block(0).rma_awaited_any.store((1u << 2) | (1u << 5));
+    rank_block(0).rma_signals[5].store(1);
+    EXPECT_EQ(raised_signals(rank_block(0), false), 1u << 5);
+    EXPECT_EQ(examine(0), RankVerdict::woken);
+    EXPECT_EQ(rank_block(0).rma_signals[5].load(), 0) << "the thesis' ICB reset";
+}
+
+TEST_F(HelperTest, SignalFromAPeerNotAwaitedWakesNobody) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    rank_block(0).rma_awaited_any.store(1u << 2);
+    rank_block(0).rma_signals[7].store(1);  // another target exposed
+    EXPECT_EQ(examine(0), RankVerdict::no_match);
+    EXPECT_EQ(rank_block(0).interrupt_word.load(), wake::kSleeping);
+    // The thesis' single ICB (SI_RMA_ICB=single) wakes for it: the futile wake-up.
+    EXPECT_EQ(raised_signals(rank_block(0), true), 1u << 7);
+    EXPECT_EQ(examine_rank(region_, 0, *backend_, {-1, true}), RankVerdict::woken);
+}
+
+TEST_F(HelperTest, SignalsAwaitedTogetherWakeOnlyOnceAllCame) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    rank_block(0).rma_awaited_all.store((1u << 1) | (1u << 3));  // a fence of two peers
+    rank_block(0).rma_signals[1].store(1);
+    EXPECT_EQ(examine(0), RankVerdict::no_match);
+    rank_block(0).rma_signals[3].store(1);
+    EXPECT_EQ(examine(0), RankVerdict::woken);
+    EXPECT_EQ(rank_block(0).rma_signals[1].load() + rank_block(0).rma_signals[3].load(), 0);
+}
+
+TEST_F(HelperTest, SignalsOfARankAwaitingNothingAreNotExamined) {
+    rank_block(0).interrupt_word.store(wake::kSleeping);
+    rank_block(0).rma_signals[2].store(1);
+    EXPECT_EQ(examine(0), RankVerdict::nothing_requested);
+    EXPECT_FALSE(rank_needs_help(region_, 0, false));
+    rank_block(0).rma_awaited_any.store(1u << 2);
+    EXPECT_TRUE(rank_needs_help(region_, 0, false));
+}
+
 TEST_F(HelperTest, IdleHelperSleepsAndStops) {
     HelperAssignment assignment{0, {0, 1}, {}};
     std::thread helper([&] { run_helper(region_, *backend_, assignment); });
