@@ -78,7 +78,8 @@ struct alignas(64) RankBlock {
 
 // One interrupt request (IRD): a receive's matching tuple with wildcards as
 // cleared mask bits. An ICB tuple t asks for this receive if
-// (t & mask) == value; value == 0 marks a free entry.
+// (t & mask) == value; value == 0 marks a free entry. `value` has the kind of
+// an RTS; with `eager_too` set, eager data asks too (p2p::Request::wake_for_eager).
 //
 // The rest serves direct delivery on shared memory (progress/smart_delivery.cpp):
 // where the receive's data goes, and `delivery`, the word a sender claims the
@@ -92,6 +93,7 @@ struct alignas(64) InterruptRequest {
     std::atomic<std::uint64_t> capacity;
     std::atomic<std::uint64_t> delivery;
     std::atomic<std::uint64_t> written;  // bytes the sender delivered
+    std::atomic<std::uint64_t> eager_too;
 };
 enum class DeliveryState : std::uint64_t { open, taken, claimed, delivered, failed };
 struct DeliveryWord {

@@ -139,9 +139,10 @@ Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, 
 
 Request* Engine::irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
                               const CommRef& comm, std::uint16_t context, bool blocking,
-                              std::unique_ptr<CompletionHook> hook) {
+                              std::unique_ptr<CompletionHook> hook, bool wake_for_eager) {
     Request* request = new_receive(buffer, capacity, source == kProcNull, std::move(hook));
     if (source == kProcNull) return request;
+    request->wake_for_eager = wake_for_eager;
     request->match = MatchSpec{context, source, tag};
     if (source != kAnySource) request->peer = comm.world_of[source];
     Unexpected* entry = find_unexpected(source, tag, comm, context);

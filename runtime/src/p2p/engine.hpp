@@ -107,11 +107,12 @@ class ProgressObserver {
     // `before`. True if the caller must look at its counters again: a peer's
     // signal may have come before the await was published.
     virtual bool signals_awaited(AwaitedSignals before, AwaitedSignals after) { return false; }
-    // This rank just signalled world rank `peer`: through memory both map
-    // (`raise`: raise its flag for us) or with an RDMA Write of the counter
-    // and of the flag (posted, about to land). Rings the peer's helper if it
-    // shares this host and sleeps.
-    virtual void signal_sent(int peer, bool raise) {}
+    // This rank just sent world rank `peer` what its helper may act on: a
+    // one-sided signal, through memory both map (`raise_signal`: raise its
+    // flag for us) or by RDMA Writes of the counter and the flag about to
+    // land; or a message to a receive that wakes for eager data. Rings the
+    // peer's helper if it shares this host and sleeps.
+    virtual void ring_peer(int peer, bool raise_signal) {}
     // Where a peer on another host raises its flag with an RDMA Write (64
     // bytes, byte world rank % 64), or null if nobody listens.
     virtual std::uint8_t* signal_flags() { return nullptr; }
@@ -214,7 +215,8 @@ class Engine final : private transport::Events {
                           std::unique_ptr<CompletionHook> hook = nullptr);
     Request* irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
                           const CommRef& comm, std::uint16_t context, bool blocking = false,
-                          std::unique_ptr<CompletionHook> hook = nullptr);
+                          std::unique_ptr<CompletionHook> hook = nullptr,
+                          bool wake_for_eager = false);
     void release_locked(Request* request);
     // A one-sided transfer for the RMA layer, with the lock held: writes
     // `bytes` from `local` to the peer's registered memory, or reads them

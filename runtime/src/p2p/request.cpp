@@ -39,6 +39,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->registration = {};
     r->registered_with = nullptr;
     r->owner = 0;
+    r->wake_for_eager = false;
     r->links = {};
     r->generation = generation;
     ++in_use_;

@@ -37,13 +37,13 @@ class CompletionHook {
 struct alignas(64) Request {
     enum class Kind : std::uint8_t { send, receive };
     enum class Phase : std::uint8_t {
-        idle,           // in the pool, or acquired and not started yet
-        queued,         // send waiting for a transport slot
-        posted,         // receive in the posted-receive queue
-        awaiting_fin,   // rendezvous send: RTS out, waiting for FIN
-        reading,        // rendezvous receive: RDMA Read in flight
-        running,        // an Activity's (Engine::start) in progress
-        transferring,   // one-sided transfer (Engine::rdma_locked) in flight
+        idle,          // in the pool, or acquired and not started yet
+        queued,        // send waiting for a transport slot
+        posted,        // receive in the posted-receive queue
+        awaiting_fin,  // rendezvous send: RTS out, waiting for FIN
+        reading,       // rendezvous receive: RDMA Read in flight
+        running,       // an Activity's (Engine::start) in progress
+        transferring,  // one-sided transfer (Engine::rdma_locked) in flight
         done,
     };
 
@@ -61,12 +61,12 @@ struct alignas(64) Request {
     bool synchronous = false;
     bool cancel_asked = false;  // rendezvous send: a cancel_send is on its way
 
-    MatchSpec match{};         // receive
+    MatchSpec match{};          // receive
     MatchLinks<Request> links;  // in the posted-receive queue
-    Tuple tuple{};             // send
-    int peer = -1;             // world rank of the other side (a receive's once known)
-    void* buffer = nullptr;    // receive buffer or send buffer
-    std::size_t bytes = 0;     // send size or receive capacity
+    Tuple tuple{};              // send
+    int peer = -1;              // world rank of the other side (a receive's once known)
+    void* buffer = nullptr;     // receive buffer or send buffer
+    std::size_t bytes = 0;      // send size or receive capacity
     Completion result{};
     // Opaque to this layer: the API's communicator handle, for error reporting.
     std::int32_t owner = 0;
@@ -81,8 +81,12 @@ struct alignas(64) Request {
     transport::Registration registration{};
     transport::Transport* registered_with = nullptr;
     std::uint64_t rts_sent_ns = 0;
-    // Posted receive: its entry in the rank's interrupt request buffer, or -1.
+    // Posted receive: its entry in the rank's interrupt request buffer, or -1;
+    // and whether eager data for it is worth waking the rank for (a receive
+    // that serves peers, as an RMA window's: lock requests, accumulates),
+    // not only an RTS.
     int irb_entry = -1;
+    bool wake_for_eager = false;
 
     std::uint32_t index = 0;       // position in the pool
     std::uint32_t generation = 0;  // bumped on reuse, so a stale FIN is detected
@@ -90,7 +94,7 @@ struct alignas(64) Request {
 
 // Requests live in stable chunks and are found again by index.
 class RequestPool {
-public:
+  public:
     RequestPool();
     RequestPool(const RequestPool&) = delete;
     RequestPool& operator=(const RequestPool&) = delete;
@@ -109,7 +113,7 @@ public:
                 if (chunk[i].in_use) visit(&chunk[i]);
     }
 
-private:
+  private:
     static constexpr std::uint32_t kChunk = 1024;
     std::vector<Request*> chunks_;
     std::vector<std::uint32_t> free_;

@@ -41,9 +41,9 @@ std::uint64_t process_cpu_ns() {
            static_cast<std::uint64_t>(now.tv_nsec);
 }
 
-bool is_rts(std::uint64_t tuple) {
-    return (tuple & 3) == static_cast<std::uint64_t>(p2p::MessageKind::rts);
-}
+constexpr std::uint64_t kKindBits = 3;
+constexpr auto kRts = static_cast<std::uint64_t>(p2p::MessageKind::rts);
+constexpr auto kEager = static_cast<std::uint64_t>(p2p::MessageKind::eager);
 
 void bind_to(const std::vector<int>& cpus) {
     if (cpus.empty()) return;
@@ -60,10 +60,14 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
                        std::span<const node::InterruptRequest> irb) {
     for (const auto& slot : icb) {
         const std::uint64_t tuple = slot.load(std::memory_order_acquire);
-        if (!is_rts(tuple)) continue;
+        const std::uint64_t kind = tuple & kKindBits;
+        if (kind != kRts && kind != kEager) continue;
+        // Patterns carry an RTS's kind: eager data is matched as if it were one.
+        const std::uint64_t as_rts = (tuple & ~kKindBits) | kRts;
         for (const node::InterruptRequest& entry : irb) {
             const std::uint64_t value = entry.value.load(std::memory_order_acquire);
             if (value == 0) continue;
+            if (kind == kEager && entry.eager_too.load(std::memory_order_relaxed) == 0) continue;
             // A receive its sender claimed needs nobody woken: the data comes.
             const std::uint64_t word = entry.delivery.load(std::memory_order_acquire);
             if (node::DeliveryWord::unpack(word).state != node::DeliveryState::open) continue;
@@ -71,7 +75,7 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
             // The rank may have reused the entry between the two loads; a mask
             // read with a value that changed meanwhile would be a guess.
             if (entry.value.load(std::memory_order_acquire) != value) continue;
-            if (p2p::InterruptPattern{value, mask}.asked_by(tuple)) return true;
+            if (p2p::InterruptPattern{value, mask}.asked_by(as_rts)) return true;
         }
     }
     return false;

@@ -46,7 +46,8 @@ struct HelperAssignment {
 // an IRB entry). True if it fired a wake-up (a system call).
 bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend);
 
-// True if an RTS tuple in `icb` matches an active request in `irb`.
+// True if an RTS tuple in `icb` matches an active request in `irb`, or eager
+// data one whose `eager_too` is set.
 bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
                        std::span<const node::InterruptRequest> irb);
 

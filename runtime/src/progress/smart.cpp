@@ -188,6 +188,7 @@ void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
     slot.address.store(reinterpret_cast<std::uint64_t>(request.buffer), std::memory_order_relaxed);
     slot.capacity.store(request.bytes, std::memory_order_relaxed);
     slot.delivery.store(node::DeliveryWord{++next_sequence_}.pack(), std::memory_order_release);
+    slot.eager_too.store(request.wake_for_eager ? 1 : 0, std::memory_order_relaxed);
     // Mask first: a helper that sees the value then reads a matching mask.
     slot.mask.store(pattern.mask, std::memory_order_relaxed);
     slot.value.store(pattern.value, std::memory_order_release);
@@ -273,12 +274,13 @@ bool SmartProgress::signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSign
     return fresh != 0;
 }
 
-// A ring after an RDMA Write comes before the write lands; the helper polls
-// a while after a ring (kIdlePolling), long enough to see it.
-void SmartProgress::signal_sent(int peer, bool raise) {
+// A ring after an RDMA Write, or after a send that waits for a cell, comes
+// before what it announces lands; the helper polls a while after a ring
+// (kIdlePolling), long enough to see it.
+void SmartProgress::ring_peer(int peer, bool raise_signal) {
     const int local = local_of_world_[static_cast<std::size_t>(peer)];
     if (local < 0) return;
-    if (raise)
+    if (raise_signal)
         region_.rank_block(local).rma_signals[world_rank_ % 64].store(1, std::memory_order_release);
     if (local != local_index_ && ring_helper_of(region_, local, *backend_)) ++stats_.helper_rings;
 }

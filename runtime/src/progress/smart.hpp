@@ -71,7 +71,7 @@ class SmartProgress final : private p2p::ProgressObserver {
     void wait_begins(p2p::Request*) override {}
     void wait_ends() override {}
     bool signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSignals after) override;
-    void signal_sent(int peer, bool raise) override;
+    void ring_peer(int peer, bool raise_signal) override;
     std::uint8_t* signal_flags() override;
     void run_interrupt_thread();
     void stop_helpers();

@@ -196,8 +196,9 @@ void Window::send_to_target(Operation& op) {
             op.unpack_result = true;
             into = op.packed.data();
         }
-        op.transfers.push_back(
-            engine_.irecv_locked(into, bytes, r.target, reply_tag(op.sequence), comm(), context_));
+        // The reply completes the operation: worth a wake-up when it is eager.
+        op.transfers.push_back(engine_.irecv_locked(into, bytes, r.target, reply_tag(op.sequence),
+                                                    comm(), context_, false, nullptr, true));
     }
     send_message(r.target, kMessageTag, std::move(message));
     if (header.data_inline) return;
@@ -213,6 +214,10 @@ void Window::send_message(int target, int tag, std::vector<std::byte> buffer) {
     Outgoing& out = outgoing_.emplace_back(Outgoing{nullptr, std::move(buffer)});
     out.request = engine_.isend_locked(out.data.data(), out.data.size(), target, tag, comm(),
                                        context_, p2p::SendMode::standard);
+    // Its receive wakes for eager data (post_service_receive): a sleeping
+    // helper must hear of it.
+    if (p2p::ProgressObserver* observer = engine_.progress_observer())
+        observer->ring_peer(world_of_[static_cast<std::size_t>(target)], /*raise_signal=*/false);
 }
 
 void Window::send_lock_message(int target, bool release, LockType type) {

@@ -12,8 +12,11 @@ namespace si::rma {
 void Window::post_service_receive() {
     if (stopping_) return;
     service_buffer_.resize(kMessageBytes);
+    // Lock requests and accumulates are eager messages a computing target
+    // should serve at once: SmartInterrupts wakes it for them too.
     service_ = engine_.irecv_locked(service_buffer_.data(), service_buffer_.size(), p2p::kAnySource,
-                                    kMessageTag, comm(), context_);
+                                    kMessageTag, comm(), context_, false, nullptr,
+                                    /*wake_for_eager=*/true);
 }
 
 void Window::serve(int origin, std::span<const std::byte> message) {

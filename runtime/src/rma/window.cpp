@@ -234,7 +234,7 @@ void Window::raise_flag(int peer, bool through_memory) {
     if (observer == nullptr || peer == rank_) return;
     const auto p = static_cast<std::size_t>(peer);
     if (through_memory) {
-        observer->signal_sent(world_of_[p], /*raise=*/true);
+        observer->ring_peer(world_of_[p], /*raise_signal=*/true);
         return;
     }
     if (peers_[p].signal_flags == 0) return;
@@ -244,7 +244,7 @@ void Window::raise_flag(int peer, bool through_memory) {
         world_of_[p], p2p::Engine::Direction::write, one, 1,
         {peers_[p].signal_flags + mine % kSignalFlags, peers_[p].signal_flags_key});
     fire_and_forget_.push_back(write);
-    observer->signal_sent(world_of_[p], /*raise=*/false);
+    observer->ring_peer(world_of_[p], /*raise_signal=*/false);
 }
 
 // What a wake-up would let this process do in the background: start the
@@ -332,21 +332,30 @@ bool Window::flushed_locked(const FlushMark& mark) const {
 bool Window::advance(p2p::Engine&) {
     if (stopping_) return true;
     // Target side first: a lock granted or an accumulate applied lets the
-    // origin side of this very pass move on when the origin is us.
-    if (service_ != nullptr && service_->complete.load(std::memory_order_acquire) &&
-        follow_up_ == nullptr) {
-        const p2p::Completion result = service_->result;
-        engine_.release_locked(std::exchange(service_, nullptr));
-        if (result.error == 0)
-            serve(result.source, {service_buffer_.data(), result.bytes});
-        else
-            log::error("RMA: a message to this window failed (error class {})", result.error);
-        if (follow_up_ == nullptr) post_service_receive();
-    }
-    if (follow_up_ != nullptr && follow_up_->complete.load(std::memory_order_acquire)) {
-        engine_.release_locked(std::exchange(follow_up_, nullptr));
-        apply(follow_up_origin_, follow_up_header_, follow_up_data_);
-        post_service_receive();
+    // origin side of this very pass move on when the origin is us. Every
+    // message already here is served: a receive posted again takes the next
+    // one at once, and nothing would come back for it (a helper wakes the
+    // rank only for a message its posted receive still waits for).
+    for (bool served = true; served;) {
+        served = false;
+        if (service_ != nullptr && service_->complete.load(std::memory_order_acquire) &&
+            follow_up_ == nullptr) {
+            const p2p::Completion result = service_->result;
+            engine_.release_locked(std::exchange(service_, nullptr));
+            if (result.error == 0)
+                serve(result.source, {service_buffer_.data(), result.bytes});
+            else
+                log::error("RMA: a message to this window failed (error class {})",
+                           result.error);
+            if (follow_up_ == nullptr) post_service_receive();
+            served = true;
+        }
+        if (follow_up_ != nullptr && follow_up_->complete.load(std::memory_order_acquire)) {
+            engine_.release_locked(std::exchange(follow_up_, nullptr));
+            apply(follow_up_origin_, follow_up_header_, follow_up_data_);
+            post_service_receive();
+            served = true;
+        }
     }
     reap_sends();
 
