@@ -274,9 +274,11 @@ bool SmartProgress::signals_awaited(p2p::AwaitedSignals before, p2p::AwaitedSign
     return fresh != 0;
 }
 
-// A ring after an RDMA Write, or after a send that waits for a cell, comes
-// before what it announces lands; the helper polls a while after a ring
-// (kIdlePolling), long enough to see it.
+// A ring after an RDMA Write comes before the write lands; a helper woken by
+// it polls a while (kIdlePolling), long enough to see it. (A send queued for
+// want of a cell lands later still: a helper awake at the ring that falls
+// asleep before then misses it until the next ring or the rank's next MPI
+// call; cells run out only when a target leaves SI_SHM_CELLS messages unread.)
 void SmartProgress::ring_peer(int peer, bool raise_signal) {
     const int local = local_of_world_[static_cast<std::size_t>(peer)];
     if (local < 0) return;
