@@ -21,6 +21,7 @@ void pmpi_comm_null_copy_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Aint*, 
 }
 #pragma weak mpi_comm_null_copy_fn_ = pmpi_comm_null_copy_fn_
 #pragma weak mpi_type_null_copy_fn_ = pmpi_comm_null_copy_fn_
+#pragma weak mpi_win_null_copy_fn_ = pmpi_comm_null_copy_fn_
 
 void pmpi_comm_dup_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Aint*, const MPI_Aint* in,
                        MPI_Aint* out, MPI_Fint* flag, MPI_Fint* ierr) {
@@ -30,6 +31,7 @@ void pmpi_comm_dup_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Aint*, const 
 }
 #pragma weak mpi_comm_dup_fn_ = pmpi_comm_dup_fn_
 #pragma weak mpi_type_dup_fn_ = pmpi_comm_dup_fn_
+#pragma weak mpi_win_dup_fn_ = pmpi_comm_dup_fn_
 
 void pmpi_comm_null_delete_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Aint*, const MPI_Aint*,
                                MPI_Fint* ierr) {
@@ -37,6 +39,7 @@ void pmpi_comm_null_delete_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Aint*
 }
 #pragma weak mpi_comm_null_delete_fn_ = pmpi_comm_null_delete_fn_
 #pragma weak mpi_type_null_delete_fn_ = pmpi_comm_null_delete_fn_
+#pragma weak mpi_win_null_delete_fn_ = pmpi_comm_null_delete_fn_
 
 // MPI-1's, on default INTEGERs.
 void pmpi_null_copy_fn_(const MPI_Fint*, const MPI_Fint*, const MPI_Fint*, const MPI_Fint*,
@@ -216,6 +219,44 @@ void pmpi_type_get_attr_(const MPI_Fint* datatype, const MPI_Fint* keyval, MPI_A
     if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
 }
 #pragma weak mpi_type_get_attr_ = pmpi_type_get_attr_
+
+void pmpi_win_create_keyval_(FortranCopy<MPI_Aint>* copy, FortranDelete<MPI_Aint>* remove,
+                             MPI_Fint* keyval, const MPI_Aint* extra_state, MPI_Fint* ierr) {
+    MPI_Win_copy_attr_function* c_copy;
+    MPI_Win_delete_attr_function* c_delete;
+    void* extra = c_callbacks(copy, remove, *extra_state, &pmpi_comm_null_copy_fn_,
+                              &pmpi_comm_dup_fn_, &pmpi_comm_null_delete_fn_, &c_copy, &c_delete);
+    *ierr = MPI_Win_create_keyval(c_copy, c_delete, keyval, extra);
+}
+#pragma weak mpi_win_create_keyval_ = pmpi_win_create_keyval_
+
+void pmpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* keyval, const MPI_Aint* attribute_val,
+                        MPI_Fint* ierr) {
+    *ierr = MPI_Win_set_attr(*win, *keyval, as_pointer(*attribute_val));
+}
+#pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_
+
+// A window's predefined attributes are values in Fortran: MPI_WIN_BASE the
+// address itself, MPI_WIN_SIZE an MPI_Aint, the others ints (C gets pointers).
+void pmpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* attribute_val,
+                        MPI_Fint* flag, MPI_Fint* ierr) {
+    void* value = nullptr;
+    *ierr = MPI_Win_get_attr(*win, *keyval, &value, flag);
+    if (*ierr != MPI_SUCCESS || !*flag) return;
+    switch (*keyval) {
+        case MPI_WIN_SIZE:
+            *attribute_val = *static_cast<MPI_Aint*>(value);
+            break;
+        case MPI_WIN_DISP_UNIT:
+        case MPI_WIN_CREATE_FLAVOR:
+        case MPI_WIN_MODEL:
+            *attribute_val = *static_cast<int*>(value);
+            break;
+        default:  // MPI_WIN_BASE and user attributes: the pointer is the value
+            *attribute_val = reinterpret_cast<MPI_Aint>(value);
+    }
+}
+#pragma weak mpi_win_get_attr_ = pmpi_win_get_attr_
 
 // MPI-1's forms: the value is a default INTEGER.
 void pmpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* attribute_val,

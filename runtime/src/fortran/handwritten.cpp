@@ -136,6 +136,48 @@ void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultl
 }
 #pragma weak mpi_type_get_name_ = pmpi_type_get_name_
 
+void pmpi_win_set_name_(const MPI_Fint* win, const char* name, MPI_Fint* ierr,
+                        std::size_t name_length) {
+    *ierr = MPI_Win_set_name(*win, string_in(name, name_length).c_str());
+}
+#pragma weak mpi_win_set_name_ = pmpi_win_set_name_
+
+void pmpi_win_get_name_(const MPI_Fint* win, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
+                        std::size_t name_length) {
+    std::string text(MPI_MAX_OBJECT_NAME, '\0');
+    int n = 0;
+    text_result(MPI_Win_get_name(*win, text.data(), &n), text, name, name_length, resultlen, ierr);
+}
+#pragma weak mpi_win_get_name_ = pmpi_win_get_name_
+
+// Window memory the library allocates comes back as an address in an
+// INTEGER(KIND=MPI_ADDRESS_KIND) (mpif.h's form; C_F_POINTER or a Cray
+// pointer makes it an array).
+void pmpi_win_allocate_(const MPI_Aint* size, const MPI_Fint* disp_unit, const MPI_Fint* info,
+                        const MPI_Fint* comm, MPI_Aint* baseptr, MPI_Fint* win, MPI_Fint* ierr) {
+    void* base = nullptr;
+    *ierr = MPI_Win_allocate(*size, *disp_unit, *info, *comm, &base, win);
+    if (*ierr == MPI_SUCCESS) *baseptr = reinterpret_cast<MPI_Aint>(base);
+}
+#pragma weak mpi_win_allocate_ = pmpi_win_allocate_
+
+void pmpi_win_allocate_shared_(const MPI_Aint* size, const MPI_Fint* disp_unit,
+                               const MPI_Fint* info, const MPI_Fint* comm, MPI_Aint* baseptr,
+                               MPI_Fint* win, MPI_Fint* ierr) {
+    void* base = nullptr;
+    *ierr = MPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, &base, win);
+    if (*ierr == MPI_SUCCESS) *baseptr = reinterpret_cast<MPI_Aint>(base);
+}
+#pragma weak mpi_win_allocate_shared_ = pmpi_win_allocate_shared_
+
+void pmpi_win_shared_query_(const MPI_Fint* win, const MPI_Fint* rank, MPI_Aint* size,
+                            MPI_Fint* disp_unit, MPI_Aint* baseptr, MPI_Fint* ierr) {
+    void* base = nullptr;
+    *ierr = MPI_Win_shared_query(*win, *rank, size, disp_unit, &base);
+    if (*ierr == MPI_SUCCESS) *baseptr = reinterpret_cast<MPI_Aint>(base);
+}
+#pragma weak mpi_win_shared_query_ = pmpi_win_shared_query_
+
 void pmpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierr,
                     std::size_t key_length, std::size_t value_length) {
     *ierr = MPI_Info_set(*info, info_string_in(key, key_length).c_str(),
