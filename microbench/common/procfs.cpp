@@ -66,4 +66,12 @@ double children_cpu_seconds() {
     return total;
 }
 
+double footprint_kib(MPI_Comm comm) {
+    double children = children_proportional_kib(), all_children = 0;
+    MPI_Allreduce(&children, &all_children, 1, MPI_DOUBLE, MPI_SUM, comm);
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    return proportional_kib("self") + all_children / ranks;
+}
+
 }  // namespace si::bench

@@ -4,6 +4,8 @@
 // /proc does not say.
 #pragma once
 
+#include <mpi.h>
+
 #include <string>
 #include <vector>
 
@@ -25,5 +27,10 @@ double cpu_seconds(const std::string& pid);
 // Sums of the two above over child_pids(); a child that ended counts nothing.
 double children_proportional_kib();
 double children_cpu_seconds();
+
+// Collective: this rank's Pss plus its share of the processes the ranks forked
+// (an MPI library's helpers: their Pss summed over `comm`, divided by its
+// ranks). Summed over the ranks it is what the job costs.
+double footprint_kib(MPI_Comm comm);
 
 }  // namespace si::bench

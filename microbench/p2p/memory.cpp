@@ -76,11 +76,8 @@ int main(int argc, char** argv) {
     }
     const double after = resident_kib();
     session.check(at_init > 0 && after > 0, "VmRSS in /proc/self/status");
-    const double own = bench::proportional_kib("self");
-    session.check(own > 0, "Pss in /proc/self/smaps_rollup");
-    double children = bench::children_proportional_kib(), all_children = 0;
-    MPI_Allreduce(&children, &all_children, 1, MPI_DOUBLE, MPI_SUM, session.comm());
-    const double footprint = own + all_children / session.ranks();
+    session.check(bench::proportional_kib("self") > 0, "Pss in /proc/self/smaps_rollup");
+    const double footprint = bench::footprint_kib(session.comm());
 
     const std::size_t largest = sizes.back();
     const bench::Schedule schedule = session.schedule(largest, kPhase);

@@ -336,9 +336,7 @@ int main(int argc, char** argv) {
     }
     MPI_Win_free(&win);
 
-    double children = bench::children_proportional_kib(), all_children = 0;
-    MPI_Allreduce(&children, &all_children, 1, MPI_DOUBLE, MPI_SUM, session.comm());
-    const double footprint = bench::proportional_kib("self") + all_children / session.ranks();
+    const double footprint = bench::footprint_kib(session.comm());
     session.report(bench::per_rank("footprint", "KiB", sizes.back(),
                                    bench::ranks_values(session.comm(), footprint),
                                    session.schedule(sizes.back(), kEpochSchedule)));

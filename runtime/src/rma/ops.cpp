@@ -121,24 +121,12 @@ void Window::send_to_target(Operation& op) {
     const datatype::Type& target = op.target_type;
     op.sequence = next_sequence(r.target);
 
+    // By Request::Kind.
+    static constexpr MessageType kMessageOf[] = {
+        MessageType::put, MessageType::get, MessageType::accumulate, MessageType::get_accumulate,
+        MessageType::compare_and_swap};
     MessageHeader header{};
-    switch (r.kind) {
-        case Request::Kind::put:
-            header.type = MessageType::put;
-            break;
-        case Request::Kind::get:
-            header.type = MessageType::get;
-            break;
-        case Request::Kind::accumulate:
-            header.type = MessageType::accumulate;
-            break;
-        case Request::Kind::get_accumulate:
-            header.type = MessageType::get_accumulate;
-            break;
-        case Request::Kind::compare_and_swap:
-            header.type = MessageType::compare_and_swap;
-            break;
-    }
+    header.type = kMessageOf[static_cast<std::size_t>(r.kind)];
     header.op = r.op != nullptr ? r.op->handle : 0;
     header.base = target.base;
     header.sequence = op.sequence;
