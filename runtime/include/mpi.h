@@ -64,6 +64,9 @@ typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *ex
                                         int *flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
                                           void *extra_state);
+typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
@@ -170,7 +173,7 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_GROUP_EMPTY ((MPI_Group)0x18000001)
 
 #define MPI_INFO_NULL ((MPI_Info)0x20000000)
-#define MPI_INFO_ENV ((MPI_Info)0x20000001) /* empty: sirun passes nothing through it */
+#define MPI_INFO_ENV ((MPI_Info)0x20000001) /* command, argv, maxprocs, wdir, host, thread_level */
 
 /* ---- special values ---------------------------------------------------- */
 #define MPI_ANY_SOURCE (-1)
@@ -398,6 +401,10 @@ SI_MPI_CALL(int, MPI_Info_get_valuelen,
 SI_MPI_CALL(int, MPI_Info_delete, (MPI_Info info, const char *key));
 SI_MPI_CALL(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys));
 SI_MPI_CALL(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key));
+/* MPI-4.0, as in MPICH 4: */
+SI_MPI_CALL(int, MPI_Info_get_string,
+            (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+SI_MPI_CALL(int, MPI_Info_create_env, (int argc, char *argv[], MPI_Info *info));
 
 /* ---- groups ------------------------------------------------------------ */
 SI_MPI_CALL(int, MPI_Comm_group, (MPI_Comm comm, MPI_Group *group));
@@ -508,6 +515,13 @@ SI_MPI_CALL(int, MPI_Request_get_status, (MPI_Request request, int *flag, MPI_St
 SI_MPI_CALL(int, MPI_Cancel, (MPI_Request *request));
 SI_MPI_CALL(int, MPI_Test_cancelled, (const MPI_Status *status, int *flag));
 SI_MPI_CALL(int, MPI_Status_set_cancelled, (MPI_Status *status, int flag));
+SI_MPI_CALL(int, MPI_Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count));
+SI_MPI_CALL(int, MPI_Status_set_elements_x,
+            (MPI_Status *status, MPI_Datatype datatype, MPI_Count count));
+SI_MPI_CALL(int, MPI_Grequest_start,
+            (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+             MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Grequest_complete, (MPI_Request request));
 SI_MPI_CALL(int, MPI_Rsend,
             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Irsend,

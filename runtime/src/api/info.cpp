@@ -1,8 +1,13 @@
 // Info objects: ordered (key, value) string pairs. This runtime reads no
-// hints from them yet; they exist so that programs passing hints run, and
-// MPI_INFO_ENV is empty.
+// hints from them yet; they exist so that programs passing hints run.
+// MPI_INFO_ENV (and MPI_Info_create_env) describe how the process started,
+// with the standard's reserved keys this runtime knows.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +16,7 @@
 
 #include "api/errors.hpp"
 #include "api/handles.hpp"
+#include "api/runtime.hpp"
 #include "datatype/handle_table.hpp"
 
 namespace si::api {
@@ -31,11 +37,57 @@ datatype::HandleTable<InfoEntry>& infos() {
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
+const char* thread_level_name(int level) {
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
+}
+
+// The reserved keys of MPI_INFO_ENV (MPI-3.1 section 9.1.2) for a process
+// started with `args` (the command first): command, argv (the arguments
+// separated by spaces), maxprocs, wdir, host, thread_level.
+Pairs environment(const std::vector<std::string>& args) {
+    Pairs pairs;
+    if (!args.empty()) pairs.emplace_back("command", args.front());
+    std::string joined;
+    for (std::size_t i = 1; i < args.size(); ++i) joined += (i > 1 ? " " : "") + args[i];
+    if (!joined.empty()) pairs.emplace_back("argv", joined);
+    const Runtime& runtime = *Runtime::get();
+    pairs.emplace_back("maxprocs", std::to_string(runtime.bootstrap->size()));
+    if (char cwd[4096]; getcwd(cwd, sizeof cwd) != nullptr) pairs.emplace_back("wdir", cwd);
+    if (char host[256]; gethostname(host, sizeof host) == 0) {
+        host[sizeof host - 1] = '\0';
+        pairs.emplace_back("host", host);
+    }
+    pairs.emplace_back("thread_level", thread_level_name(runtime.thread_level));
+    // Values longer than an info value may be cut (a long argument list).
+    for (auto& pair : pairs)
+        if (pair.second.size() >= MPI_MAX_INFO_VAL) pair.second.resize(MPI_MAX_INFO_VAL - 1);
+    return pairs;
+}
+
+// This process's command line, as the kernel keeps it.
+std::vector<std::string> own_command_line() {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> args;
+    for (std::size_t start = 0; start < raw.size();) {
+        const std::size_t end = std::min(raw.find('\0', start), raw.size());
+        args.push_back(raw.substr(start, end - start));
+        start = end + 1;
+    }
+    return args;
+}
+
 // A copy of an info object's pairs, or an error naming `argument`.
 int read_info(Call& call, MPI_Info info, Pairs& out, const char* argument = "info") {
     if (int rc = call.initialized()) return rc;
     if (info == MPI_INFO_ENV) {
-        out.clear();
+        static const Pairs pairs = environment(own_command_line());
+        out = pairs;
         return MPI_SUCCESS;
     }
     if (info == MPI_INFO_NULL) return call.fail(MPI_ERR_ARG, "{} is MPI_INFO_NULL", argument);
@@ -181,6 +233,43 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
     std::memcpy(value, it->second.data(), n);
     value[n] = '\0';
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+    Call call("MPI_Info_get_string");
+    Pairs pairs;
+    if (int rc = read_info(call, info, pairs)) return rc;
+    if (int rc = check_key(call, key)) return rc;
+    if (int rc = call.not_null(buflen, "buflen")) return rc;
+    if (int rc = call.not_null(flag, "flag")) return rc;
+    if (*buflen < 0) return call.fail(MPI_ERR_ARG, "*buflen is {}; it must be 0 or more", *buflen);
+    const auto it = find_key(pairs, key);
+    *flag = it != pairs.end() ? 1 : 0;
+    if (it == pairs.end()) return MPI_SUCCESS;
+    // Up to *buflen - 1 characters and a null; *buflen becomes what the
+    // whole value needs. With *buflen 0, value is not touched.
+    const auto room = static_cast<std::size_t>(*buflen);
+    if (room > 0) {
+        if (int rc = call.not_null(value, "value")) return rc;
+        const std::size_t n = std::min(it->second.size(), room - 1);
+        std::memcpy(value, it->second.data(), n);
+        value[n] = '\0';
+    }
+    *buflen = static_cast<int>(it->second.size() + 1);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+    Call call("MPI_Info_create_env");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(info, "info")) return rc;
+    if (argc < 0) return call.fail(MPI_ERR_ARG, "argc is {}; it must be 0 or more", argc);
+    if (argc > 0)
+        if (int rc = call.not_null(argv, "argv")) return rc;
+    const std::vector<std::string> args(argv, argv + argc);
+    return make_info(call, environment(argc > 0 ? args : own_command_line()), info);
 }
 
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen

@@ -65,6 +65,17 @@ static int check_status_query(Call& call, const MPI_Status* status, const void* 
     return call.datatype(datatype, type);
 }
 
+// MPI_Status_set_elements(_x): the bytes `count` basic elements take.
+static int set_elements(Call& call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    if (int rc = call.not_null(status, "status")) return rc;
+    const datatype::Type* type = nullptr;
+    if (int rc = call.any_datatype(datatype, type)) return rc;
+    if (count < 0) return call.fail(MPI_ERR_COUNT, "count is {}; it must be 0 or more", count);
+    status->si_count = static_cast<long long>(
+        datatype::bytes_for_elements(*type, static_cast<std::size_t>(count)));
+    return MPI_SUCCESS;
+}
+
 int blocking(const char* function, p2p::Request* request, MPI_Status* status) {
     Runtime::get()->engine->wait(request);
     return finish_request(function, request, status);
@@ -264,6 +275,18 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     *count = static_cast<MPI_Count>(
         si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count)));
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    Call call("MPI_Status_set_elements_x");
+    return set_elements(call, status, datatype, count);
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+    Call call("MPI_Status_set_elements");
+    return set_elements(call, status, datatype, count);
 }
 
 }  // extern "C"

@@ -68,8 +68,9 @@ bool is_done(const p2p::Request* request) {
 
 // Completes a request: status (with MPI_ERROR when asked), pool, handle.
 int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
-    const p2p::Completion result = request->result;
+    p2p::Completion result = request->result;
     fill_status(status, result, is_receive(request));
+    if (is_generalized(request)) result.error = finish_generalized(request, status);
     if (set_error && status != MPI_STATUS_IGNORE) status->MPI_ERROR = result.error;
     Runtime::get()->engine->release(request);
     if (handle == nullptr) return result.error;
@@ -317,7 +318,11 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     }
     // Unlike MPI_Test, the request stays as it is, complete or not.
     *flag = Runtime::get()->engine->test(r);
-    if (*flag) fill_status(status, r->result, is_receive(r));
+    if (!*flag) return MPI_SUCCESS;
+    fill_status(status, r->result, is_receive(r));
+    if (!is_generalized(r)) return MPI_SUCCESS;
+    if (int rc = query_generalized(r, status))
+        return call.report(error_class_of(rc), "the generalized request's query_fn failed");
     return MPI_SUCCESS;
 }
 
@@ -332,6 +337,11 @@ int PMPI_Cancel(MPI_Request* request) {
         return call.fail(MPI_ERR_REQUEST, "request {:#x} is {}", *request,
                          *request == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL"
                                                       : "an inactive persistent request");
+    int error = MPI_SUCCESS;
+    if (cancel_generalized(r, error))
+        return error == MPI_SUCCESS
+                   ? MPI_SUCCESS
+                   : call.report(error_class_of(error), "the generalized request's cancel_fn failed");
     // Too late is not an error: the operation then completes as usual, and
     // MPI_Test_cancelled tells which happened.
     Runtime::get()->engine->cancel(r);
@@ -369,8 +379,12 @@ int PMPI_Request_free(MPI_Request* request) {
     }
     si::p2p::Request* r = nullptr;
     if (int rc = resolve_one(call, *request, r)) return rc;
+    int error = MPI_SUCCESS;
+    const bool generalized = free_generalized_handle(r, error);
     Runtime::get()->engine->release(r);
     *request = MPI_REQUEST_NULL;
+    if (generalized && error != MPI_SUCCESS)
+        return call.report(error_class_of(error), "the generalized request's free_fn failed");
     return MPI_SUCCESS;
 }
 

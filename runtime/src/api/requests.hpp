@@ -18,6 +18,19 @@ void fill_status(MPI_Status* status, const p2p::Completion& completion, bool is_
 int finish_request(const char* function, p2p::Request* request, MPI_Status* status,
                    MPI_Request* handle = nullptr);
 
+// Generalized requests (generalized.cpp). is_generalized is cheap when the
+// program has none. finish_generalized runs query_fn (into `status`, or a
+// scratch one) and then free_fn, forgets the request, and returns the first
+// callback error. query_generalized runs query_fn only (MPI_Request_get_status).
+// cancel_generalized / free_generalized_handle run MPI_Cancel / MPI_Request_free's
+// part (cancel_fn; free_fn) and return false for other requests; `error` is
+// the callback's result.
+bool is_generalized(const p2p::Request* request);
+int finish_generalized(const p2p::Request* request, MPI_Status* status);
+int query_generalized(const p2p::Request* request, MPI_Status* status);
+bool cancel_generalized(const p2p::Request* request, int& error);
+bool free_generalized_handle(const p2p::Request* request, int& error);
+
 // MPI_Start and friends (persistent.cpp).
 struct PersistentRequest {
     enum class Mode : unsigned char { standard, synchronous, ready, buffered, receive };

@@ -169,6 +169,9 @@ void pack(const Type& type, const void* buffer, std::size_t count, void* out);
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer);
 // MPI_Get_elements: basic elements in `bytes` packed bytes of this type.
 std::size_t elements_in(const Type& type, std::size_t bytes);
+// Its inverse (MPI_Status_set_elements): packed bytes of the first
+// `elements` basic elements of items of this type.
+std::size_t bytes_for_elements(const Type& type, std::size_t elements);
 
 // MPI_Type_commit: MPI_ERR_TYPE for an invalid handle; committing a
 // predefined or already committed type does nothing.

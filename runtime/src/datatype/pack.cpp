@@ -58,4 +58,19 @@ std::size_t elements_in(const Type& type, std::size_t bytes) {
     return elements;
 }
 
+std::size_t bytes_for_elements(const Type& type, std::size_t elements) {
+    if (type.basic_elements == 0) return 0;
+    std::size_t bytes = elements / type.basic_elements * type.packed;
+    std::size_t rest = elements % type.basic_elements;
+    Block storage;
+    for (const Block& block : type.blocks(storage)) {
+        if (rest == 0) break;
+        const std::size_t units = std::min(block.length / block.unit, rest / block.unit_elements);
+        bytes += units * block.unit;
+        rest -= units * block.unit_elements;
+        if (units * block.unit < block.length) break;  // `rest` ends inside this block
+    }
+    return bytes;
+}
+
 }  // namespace si::datatype

@@ -35,7 +35,9 @@ HANDWRITTEN = {
     "MPI_Type_set_name", "MPI_Type_get_name", "MPI_Info_set", "MPI_Info_get",
     "MPI_Info_get_valuelen", "MPI_Info_delete", "MPI_Info_get_nthkey",
     "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",
-    "MPI_Buffer_detach",
+    "MPI_Buffer_detach", "MPI_Info_get_string", "MPI_Info_create_env",
+    # handwritten.cpp: Fortran callbacks, called through C trampolines
+    "MPI_Grequest_start",
     # attributes.cpp: values are integers, callbacks take them by reference
     "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create",
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr", "MPI_Attr_put",

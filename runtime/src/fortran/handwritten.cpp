@@ -5,6 +5,7 @@
 // MPI_x, mpi_x_ is its weak alias.
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,44 @@ void text_result(int rc, const std::string& text, char* fortran, std::size_t len
     string_out(text.c_str(), fortran, length);
     if (resultlen != nullptr)
         *resultlen = static_cast<MPI_Fint>(std::min(std::strlen(text.c_str()), length));
+}
+
+// A generalized request's Fortran callbacks (extra_state by reference, an
+// IERROR argument, LOGICAL complete), called from C trampolines that get
+// this as their extra_state; freed after free_fn.
+using GrequestQuery = void(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* ierr);
+using GrequestFree = void(MPI_Aint* extra_state, MPI_Fint* ierr);
+using GrequestCancel = void(MPI_Aint* extra_state, MPI_Fint* complete, MPI_Fint* ierr);
+struct FortranGrequest {
+    GrequestQuery* query;
+    GrequestFree* free;
+    GrequestCancel* cancel;
+    MPI_Aint extra_state;
+};
+
+int grequest_query(void* state, MPI_Status* status) {
+    auto* g = static_cast<FortranGrequest*>(state);
+    MPI_Fint fortran_status[si::fortran::kStatusSize] = {};
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->query(&g->extra_state, fortran_status, &ierr);
+    std::memcpy(status, fortran_status, sizeof *status);
+    return ierr;
+}
+
+int grequest_free(void* state) {
+    auto* g = static_cast<FortranGrequest*>(state);
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(&g->extra_state, &ierr);
+    delete g;
+    return ierr;
+}
+
+int grequest_cancel(void* state, int complete) {
+    auto* g = static_cast<FortranGrequest*>(state);
+    MPI_Fint fortran_complete = complete ? 1 : 0;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->cancel(&g->extra_state, &fortran_complete, &ierr);
+    return ierr;
 }
 
 // A Fortran index is 1-based; MPI_UNDEFINED stays.
@@ -213,6 +252,38 @@ void pmpi_info_get_nthkey_(const MPI_Fint* info, const MPI_Fint* n, char* key, M
     text_result(MPI_Info_get_nthkey(*info, *n, text.data()), text, key, key_length, nullptr, ierr);
 }
 #pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
+
+// MPI-4: *buflen is the room in value on input (0: value untouched) and the
+// value's length on output (Fortran strings carry no terminator).
+void pmpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value,
+                           MPI_Fint* flag, MPI_Fint* ierr, std::size_t key_length,
+                           std::size_t value_length) {
+    const std::size_t room = std::min(static_cast<std::size_t>(std::max(*buflen, 0)), value_length);
+    std::string text(room + 1, '\0');
+    int c_buflen = static_cast<int>(room + 1);
+    *ierr = MPI_Info_get_string(*info, info_string_in(key, key_length).c_str(), &c_buflen,
+                                text.data(), flag);
+    if (*ierr != MPI_SUCCESS || !*flag) return;
+    if (room > 0) string_out(text.c_str(), value, value_length);
+    *buflen = c_buflen - 1;
+}
+#pragma weak mpi_info_get_string_ = pmpi_info_get_string_
+
+// Fortran has no argc/argv to give: the process's own command line.
+void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierr) {
+    *ierr = MPI_Info_create_env(0, nullptr, info);
+}
+#pragma weak mpi_info_create_env_ = pmpi_info_create_env_
+
+// ---- callbacks ------------------------------------------------------------------
+
+void pmpi_grequest_start_(GrequestQuery* query, GrequestFree* free, GrequestCancel* cancel,
+                          const MPI_Aint* extra_state, MPI_Fint* request, MPI_Fint* ierr) {
+    auto* g = new FortranGrequest{query, free, cancel, *extra_state};
+    *ierr = MPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, request);
+    if (*ierr != MPI_SUCCESS) delete g;
+}
+#pragma weak mpi_grequest_start_ = pmpi_grequest_start_
 
 // ---- 1-based indices ---------------------------------------------------------------
 

@@ -3,8 +3,10 @@
  * buffers, get_valuelen, get_nkeys and get_nthkey in insertion order, delete,
  * dup (independent of the original), free, MPI_INFO_ENV readable, and the
  * error classes for a missing key, an over-long key and MPI_INFO_NULL;
- * MPI_Comm_dup_with_info, MPI_Comm_set_info and MPI_Comm_get_info.
+ * MPI_Comm_dup_with_info, MPI_Comm_set_info and MPI_Comm_get_info; MPI-4's
+ * MPI_Info_get_string (lengths, truncation) and MPI_Info_create_env.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -55,6 +57,46 @@ int main(int argc, char** argv) {
 
     MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys);
     errs += MT_CHECK(nkeys >= 0, "MPI_INFO_ENV has %d keys", nkeys);
+
+    /* MPI_Info_get_string: *buflen in = room, out = the value's length + 1. */
+    int buflen = 0;
+    char tiny[4] = "xyz";
+    MPI_Info_get_string(copy, "striping_unit", &buflen, tiny, &flag);
+    errs += MT_CHECK(flag && buflen == 8 && strcmp(tiny, "xyz") == 0,
+                     "get_string, no room: flag %d buflen %d value %s", flag, buflen, tiny);
+    buflen = 4;
+    MPI_Info_get_string(copy, "striping_unit", &buflen, tiny, &flag);
+    errs += MT_CHECK(flag && buflen == 8 && strcmp(tiny, "104") == 0,
+                     "get_string, short: buflen %d value %s", buflen, tiny);
+    buflen = MPI_MAX_INFO_VAL;
+    MPI_Info_get_string(copy, "striping_unit", &buflen, value, &flag);
+    errs += MT_CHECK(flag && buflen == 8 && strcmp(value, "1048576") == 0,
+                     "get_string: buflen %d value %s", buflen, value);
+    buflen = 5;
+    MPI_Info_get_string(copy, "absent", &buflen, value, &flag);
+    errs += MT_CHECK(flag == 0 && buflen == 5, "get_string, absent: flag %d buflen %d", flag, buflen);
+
+    /* MPI_Info_create_env: a new object, freeable, with this runtime's keys. */
+    MPI_Info env;
+    MPI_Info_create_env(argc, argv, &env);
+#ifdef SI_MPI
+    int world;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Info_get(env, "maxprocs", MPI_MAX_INFO_VAL - 1, value, &flag);
+    errs += MT_CHECK(flag && atoi(value) == world, "create_env maxprocs: flag %d %s", flag, value);
+    MPI_Info_get(env, "command", MPI_MAX_INFO_VAL - 1, value, &flag);
+    errs += MT_CHECK(flag && strcmp(value, argv[0]) == 0, "create_env command: %s", value);
+    int level;
+    MPI_Query_thread(&level);
+    const char* level_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                 "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+    MPI_Info_get(MPI_INFO_ENV, "thread_level", MPI_MAX_INFO_VAL - 1, value, &flag);
+    errs += MT_CHECK(flag && level >= 0 && level <= 3 && strcmp(value, level_names[level]) == 0,
+                     "thread_level: %s (MPI_Query_thread %d)", value, level);
+    MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL - 1, value, &flag);
+    errs += MT_CHECK(flag && strstr(value, "env_info") != NULL, "MPI_INFO_ENV command: %s", value);
+#endif
+    MPI_Info_free(&env);
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     errs += MT_CLASS(MPI_Info_delete(info, "cb_nodes"), MPI_ERR_INFO_NOKEY);

@@ -243,6 +243,27 @@ TEST(Datatype, StridedPiecesFlattenAndPack) {
     EXPECT_EQ(std::vector<int>(unpacked, unpacked + 10),
               (std::vector<int>{1, 0, 3, 0, 5, 6, 0, 8, 0, 0}));
     EXPECT_EQ(elements_in(*t, 5 * sizeof(int)), 5u);
+    // MPI_Status_set_elements' inverse, whole items and a part of one.
+    for (std::size_t n = 0; n <= 7; ++n) {
+        EXPECT_EQ(bytes_for_elements(*t, n), n * sizeof(int)) << n;
+        EXPECT_EQ(elements_in(*t, bytes_for_elements(*t, n)), n) << n;
+    }
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
+// A struct {char; double} with 3 elements: the inverse of elements_in walks
+// its runs of different units.
+TEST(Datatype, BytesForElementsOfAMixedStruct) {
+    const Piece pieces[] = {{MPI_CHAR, 0, 1}, {MPI_DOUBLE, 8, 2}};
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, true, "mixed", h), MPI_SUCCESS);
+    const Type* t = lookup(h);
+    ASSERT_EQ(t->packed, 17u);
+    EXPECT_EQ(bytes_for_elements(*t, 1), 1u);
+    EXPECT_EQ(bytes_for_elements(*t, 2), 9u);
+    EXPECT_EQ(bytes_for_elements(*t, 3), 17u);
+    EXPECT_EQ(bytes_for_elements(*t, 5), 17u + 9u);
+    for (std::size_t n = 0; n <= 7; ++n) EXPECT_EQ(elements_in(*t, bytes_for_elements(*t, n)), n);
     EXPECT_EQ(free_type(h), MPI_SUCCESS);
 }
 
