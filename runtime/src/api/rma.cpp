@@ -129,11 +129,14 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
                              "epoch (MPI_Win_lock or MPI_Win_lock_all)");
         if (target_bytes > 0) {
             const rma::PeerWindow& peer = window.peer(a.target);
-            const std::uint64_t first =
-                r.target_disp * peer.disp_unit + static_cast<std::uint64_t>(target->true_lb);
-            const std::uint64_t end =
-                first + (r.target_count - 1) * target->extent + target->true_extent;
-            if (target->true_lb < 0 || end > peer.size)
+            // The items run down from the first when the extent is negative.
+            const auto last = static_cast<std::int64_t>(r.target_count - 1) * target->extent;
+            const std::int64_t first = static_cast<std::int64_t>(r.target_disp * peer.disp_unit) +
+                                       target->true_lb + std::min<std::int64_t>(0, last);
+            const std::int64_t end = static_cast<std::int64_t>(r.target_disp * peer.disp_unit) +
+                                     target->true_lb + std::max<std::int64_t>(0, last) +
+                                     static_cast<std::int64_t>(target->true_extent);
+            if (first < 0 || end > static_cast<std::int64_t>(peer.size))
                 return call.fail(MPI_ERR_RMA_RANGE,
                                  "bytes {}..{} of target {}'s window are asked for; it has {}",
                                  first, end, a.target, peer.size);

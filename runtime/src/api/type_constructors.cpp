@@ -435,11 +435,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     Call call("MPI_Type_create_resized");
     const si::datatype::Type* old = nullptr;
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
-    if (extent < 0)
-        return call.fail(MPI_ERR_ARG, "extent is {}; this library supports extents of 0 or more",
-                         extent);
-    if (int error_class =
-            si::datatype::create_resized(oldtype, lb, static_cast<std::size_t>(extent), *newtype))
+    if (int error_class = si::datatype::create_resized(oldtype, lb, extent, *newtype))
         return call.fail(error_class, "cannot resize {}: too many derived datatypes exist",
                          old->name);
     record(*newtype, MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype});

@@ -51,7 +51,8 @@ void finish_layout(Type& type) {
         type.true_lb = lo;
         type.true_extent = static_cast<std::size_t>(hi - lo);
     }
-    type.contiguous = map.empty() || (map.size() == 1 && type.extent == type.packed);
+    type.contiguous =
+        map.empty() || (map.size() == 1 && type.extent == static_cast<std::ptrdiff_t>(type.packed));
 }
 
 int store(Type type, const std::string& name, MPI_Datatype& out) {
@@ -95,7 +96,7 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
             return MPI_ERR_COUNT;
         type.elements += piece.count * old.elements;
         type.basic_elements += piece.count * old.basic_elements;
-        const auto extent = static_cast<std::ptrdiff_t>(old.extent);
+        const std::ptrdiff_t extent = old.extent;
         const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(piece.count - 1) * extent;
         const std::ptrdiff_t piece_lb =
             piece.displacement + old.lb + std::min<std::ptrdiff_t>(0, last);
@@ -122,11 +123,13 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
     }
     if (type.base == MPI_DATATYPE_NULL) type.family = Family::none;
     type.lb = lb;
-    std::size_t extent = static_cast<std::size_t>(ub - lb);
+    // Below zero only with members of negative extent (as MPICH computes it).
+    std::ptrdiff_t extent = ub - lb;
     // A C struct is padded to its strictest member, so arrays of it line up;
     // a resized member's bounds are the user's word and are kept as they are.
-    if (is_struct && !type.resized && type.alignment > 1 && extent % type.alignment != 0)
-        extent += type.alignment - extent % type.alignment;
+    const auto alignment = static_cast<std::ptrdiff_t>(type.alignment);
+    if (is_struct && !type.resized && alignment > 1 && extent > 0 && extent % alignment != 0)
+        extent += alignment - extent % alignment;
     type.extent = extent;
     type.map = std::make_shared<const TypeMap>(builder.take());
     finish_layout(type);
@@ -142,7 +145,7 @@ int create_contiguous(int count, MPI_Datatype old, MPI_Datatype& out) {
                               fmt::format("contiguous({} x {})", count, found->name), out);
 }
 
-int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::size_t extent, MPI_Datatype& out) {
+int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::ptrdiff_t extent, MPI_Datatype& out) {
     const Type* found = lookup(old);
     if (found == nullptr) return MPI_ERR_TYPE;
     Type type = *found;

@@ -27,7 +27,8 @@ Type predefined_type(MPI_Datatype handle, Family family, std::size_t size, std::
     type.handle = type.base = handle;
     type.family = family;
     type.size = size;
-    type.extent = type.packed = type.true_extent = extent;
+    type.packed = type.true_extent = extent;
+    type.extent = static_cast<std::ptrdiff_t>(extent);
     type.alignment = alignment;
     type.basic_elements = family == Family::pair ? 2 : 1;
     type.predefined = type.committed = true;
@@ -141,7 +142,8 @@ std::string short_name(std::string name) {
 
 std::span<const Block> Type::blocks(Block& storage) const {
     if (map) return *map;
-    storage = Block{0, extent, static_cast<std::uint32_t>(extent),
+    // A predefined type: one unit, as wide as its extent (a pair with its padding).
+    storage = Block{0, packed, static_cast<std::uint32_t>(packed),
                     static_cast<std::uint32_t>(basic_elements)};
     return {&storage, 1};
 }

@@ -73,7 +73,7 @@ struct Type {
     MPI_Datatype base = MPI_DATATYPE_NULL;
     Family family = Family::none;  // family of the base
     std::size_t size = 0;          // bytes of data in one item (MPI_Type_size)
-    std::size_t extent = 0;        // stride between items (MPI_Type_get_extent)
+    std::ptrdiff_t extent = 0;     // stride between items (MPI_Type_get_extent), may be < 0
     std::ptrdiff_t lb = 0;
     std::size_t packed = 0;  // bytes of one item packed and on the wire
     std::ptrdiff_t true_lb = 0;
@@ -154,7 +154,7 @@ inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
 [[nodiscard]] int create_from_pieces(std::span<const Piece> pieces, bool is_struct,
                                      const std::string& name, MPI_Datatype& out);
 [[nodiscard]] int create_contiguous(int count, MPI_Datatype old, MPI_Datatype& out);
-[[nodiscard]] int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::size_t extent,
+[[nodiscard]] int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::ptrdiff_t extent,
                                  MPI_Datatype& out);
 [[nodiscard]] int create_dup(MPI_Datatype old, MPI_Datatype& out);
 // A new handle for a copy of `type` (MPI_Type_get_contents' old types).

@@ -157,8 +157,8 @@ void apply(const Op& op, const Type& type, const void* in, void* inout, std::siz
         const std::size_t done = std::min<std::size_t>(count, INT_MAX);
         int len = static_cast<int>(done);  // a copy: the function may write to it
         op.function(a, b, &len, &handle);
-        a += done * type.extent;
-        b += done * type.extent;
+        a += static_cast<std::ptrdiff_t>(done) * type.extent;
+        b += static_cast<std::ptrdiff_t>(done) * type.extent;
         count -= done;
     }
 }

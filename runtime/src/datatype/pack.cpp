@@ -15,7 +15,7 @@ void pack(const Type& type, const void* buffer, std::size_t count, void* out) {
     Block storage;
     const std::span<const Block> blocks = type.blocks(storage);
     for (std::size_t i = 0; i < count; ++i) {
-        const std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i * type.extent));
+        const std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i) * type.extent);
         for (const Block& block : blocks) {
             std::memcpy(to, at(item, block.offset), block.length);
             to += block.length;
@@ -33,7 +33,7 @@ void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer) {
     Block storage;
     const std::span<const Block> blocks = type.blocks(storage);
     for (std::size_t i = 0; bytes > 0; ++i) {
-        std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i * type.extent));
+        std::byte* item = at(buffer, static_cast<std::ptrdiff_t>(i) * type.extent);
         for (const Block& block : blocks) {
             const std::size_t n = std::min(block.length, bytes);
             std::memcpy(at(item, block.offset), from, n);

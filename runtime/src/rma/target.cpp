@@ -72,7 +72,7 @@ void Window::apply(int origin, std::span<const std::byte> message,
     } else {
         const std::byte* in = data.data();
         for (std::uint64_t i = 0; i < header.count; ++i) {
-            std::byte* item = window + i * header.extent;
+            std::byte* item = window + static_cast<std::int64_t>(i) * header.extent;
             for (const TargetBlock& block : blocks) {
                 std::byte* at = item + block.offset;
                 if (replies) reply.insert(reply.end(), at, at + block.length);

@@ -28,7 +28,7 @@ struct MessageHeader {
     std::uint32_t no_op;         // MPI_NO_OP: reads only
     std::uint64_t displacement;  // bytes from the window's base
     std::uint64_t count;         // target items
-    std::uint64_t extent;        // of one target item
+    std::int64_t extent;         // of one target item (may be < 0)
     std::uint64_t data_bytes;    // packed data of the origin
     std::uint64_t data_inline;   // 1 if the data follows the blocks here
 };
