@@ -376,6 +376,8 @@ SI_MPI_CALL(int, MPI_Comm_idup_with_info,
             (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
 SI_MPI_CALL(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info));
 SI_MPI_CALL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+/* No process is spawned here: always MPI_COMM_NULL. */
+SI_MPI_CALL(int, MPI_Comm_get_parent, (MPI_Comm *parent));
 SI_MPI_CALL(int, MPI_Intercomm_create,
             (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
              int tag, MPI_Comm *newintercomm));
@@ -624,6 +626,24 @@ SI_MPI_CALL(int, MPI_Unpack, (const void *inbuf, int insize, int *position, void
                               int outcount, MPI_Datatype datatype, MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
 SI_MPI_CALL(int, MPI_Get_address, (const void *location, MPI_Aint *address));
+/* MPI-1 calls removed by MPI-3.0, kept (as MPICH keeps them) for old programs. */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+SI_MPI_CALL(int, MPI_Address, (void *location, MPI_Aint *address));
+SI_MPI_CALL(int, MPI_Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+SI_MPI_CALL(int, MPI_Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+SI_MPI_CALL(int, MPI_Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+SI_MPI_CALL(int, MPI_Type_hvector, (int count, int blocklength, MPI_Aint stride,
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_hindexed,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_struct,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Errhandler_create,
+            (MPI_Handler_function *function, MPI_Errhandler *errhandler));
+SI_MPI_CALL(int, MPI_Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+SI_MPI_CALL(int, MPI_Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_add, (MPI_Aint base, MPI_Aint disp));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
 
@@ -797,6 +817,7 @@ SI_MPI_CALL(int, MPI_Neighbor_alltoallw,
 
 SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
 SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));
+SI_MPI_CALL(int, MPI_Op_commutative, (MPI_Op op, int *commute));
 SI_MPI_CALL(int, MPI_Reduce_local,
             (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
 
@@ -814,6 +835,8 @@ SI_MPI_CALL(int, MPI_Win_attach, (MPI_Win win, void *base, MPI_Aint size));
 SI_MPI_CALL(int, MPI_Win_detach, (MPI_Win win, const void *base));
 SI_MPI_CALL(int, MPI_Win_free, (MPI_Win *win));
 SI_MPI_CALL(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group));
+SI_MPI_CALL(int, MPI_Win_set_info, (MPI_Win win, MPI_Info info));
+SI_MPI_CALL(int, MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used));
 SI_MPI_CALL(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
 SI_MPI_CALL(int, MPI_Win_create_keyval,
             (MPI_Win_copy_attr_function *win_copy_attr_fn,

@@ -164,6 +164,16 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
     return new_empty_info(call, info_used);
 }
 
+// The runtime has no MPI_Comm_spawn, so no process has a parent.
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+int PMPI_Comm_get_parent(MPI_Comm* parent) {
+    Call call("MPI_Comm_get_parent");
+    if (int rc = call.initialized()) return rc;
+    if (int rc = call.not_null(parent, "parent")) return rc;
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     Call call("MPI_Comm_split");

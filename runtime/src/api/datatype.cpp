@@ -135,6 +135,18 @@ int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+    Call call("MPI_Op_commutative");
+    if (int rc = call.not_null(commute, "commute")) return rc;
+    const si::datatype::Op* found = si::datatype::lookup_op(op);
+    if (found == nullptr)
+        return call.fail(MPI_ERR_OP, "op {:#x} is not an existing operation ({})", op,
+                         kind_name(op));
+    *commute = found->commutative ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op* op) {
     Call call("MPI_Op_free");

@@ -382,6 +382,27 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     return make_group(call, own->world_of, group);
 }
 
+// Hints are accepted and none is used, so none is reported (as for
+// communicators, api/comm.cpp).
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+    Call call("MPI_Win_set_info");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    return check_info(call, info);
+}
+
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+    Call call("MPI_Win_get_info");
+    if (int rc = call.initialized()) return rc;
+    Win* w = nullptr;
+    if (int rc = find_window(call, win, w)) return rc;
+    if (int rc = call.not_null(info_used, "info_used")) return rc;
+    return new_empty_info(call, info_used);
+}
+
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
     Call call("MPI_Win_get_attr");

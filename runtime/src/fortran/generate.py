@@ -38,6 +38,9 @@ HANDWRITTEN = {
     "MPI_Buffer_detach", "MPI_Info_get_string", "MPI_Info_create_env",
     # handwritten.cpp: Fortran callbacks, called through C trampolines
     "MPI_Grequest_start",
+    # handwritten.cpp: MPI-1's removed calls take addresses as default INTEGERs
+    "MPI_Address", "MPI_Type_extent", "MPI_Type_lb", "MPI_Type_ub", "MPI_Type_hvector",
+    "MPI_Type_hindexed", "MPI_Type_struct",
     # attributes.cpp: values are integers, callbacks take them by reference
     "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create",
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr", "MPI_Attr_put",
@@ -54,7 +57,7 @@ HANDLE_TYPES = {"int", "const int", "MPI_Comm", "MPI_Datatype", "MPI_Group", "MP
                 "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"}
 WIDE_TYPES = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
               "MPI_Offset": "MPI_OFFSET_KIND"}
-FUNCTION_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function",
+FUNCTION_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Handler_function",
                   "MPI_Win_errhandler_function"}
 LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "high", "remain_dims"}
 

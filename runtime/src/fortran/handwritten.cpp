@@ -285,6 +285,71 @@ void pmpi_grequest_start_(GrequestQuery* query, GrequestFree* free, GrequestCanc
 }
 #pragma weak mpi_grequest_start_ = pmpi_grequest_start_
 
+// ---- MPI-1's removed calls: addresses as default INTEGERs ------------------------
+
+// An address or extent that does not fit an INTEGER is an error, as in MPICH.
+// Callers take rc before passing `value`: argument order is unspecified.
+void integer_address(int rc, MPI_Aint value, MPI_Fint* out, MPI_Fint* ierr) {
+    *ierr = rc;
+    if (rc != MPI_SUCCESS) return;
+    *out = static_cast<MPI_Fint>(value);
+    if (*out != value) *ierr = MPI_ERR_ARG;
+}
+
+void pmpi_address_(void* location, MPI_Fint* address, MPI_Fint* ierr) {
+    MPI_Aint value = 0;
+    const int rc = MPI_Address(si::fortran::buffer(location), &value);
+    integer_address(rc, value, address, ierr);
+}
+#pragma weak mpi_address_ = pmpi_address_
+
+void pmpi_type_extent_(const MPI_Fint* datatype, MPI_Fint* extent, MPI_Fint* ierr) {
+    MPI_Aint value = 0;
+    const int rc = MPI_Type_extent(*datatype, &value);
+    integer_address(rc, value, extent, ierr);
+}
+#pragma weak mpi_type_extent_ = pmpi_type_extent_
+
+void pmpi_type_lb_(const MPI_Fint* datatype, MPI_Fint* displacement, MPI_Fint* ierr) {
+    MPI_Aint value = 0;
+    const int rc = MPI_Type_lb(*datatype, &value);
+    integer_address(rc, value, displacement, ierr);
+}
+#pragma weak mpi_type_lb_ = pmpi_type_lb_
+
+void pmpi_type_ub_(const MPI_Fint* datatype, MPI_Fint* displacement, MPI_Fint* ierr) {
+    MPI_Aint value = 0;
+    const int rc = MPI_Type_ub(*datatype, &value);
+    integer_address(rc, value, displacement, ierr);
+}
+#pragma weak mpi_type_ub_ = pmpi_type_ub_
+
+void pmpi_type_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride,
+                        const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierr) {
+    *ierr = MPI_Type_hvector(*count, *blocklength, *stride, *oldtype, newtype);
+}
+#pragma weak mpi_type_hvector_ = pmpi_type_hvector_
+
+std::vector<MPI_Aint> wide(const MPI_Fint* values, MPI_Fint count) {
+    return std::vector<MPI_Aint>(values, values + std::max<MPI_Fint>(count, 0));
+}
+
+void pmpi_type_hindexed_(const MPI_Fint* count, MPI_Fint* blocklengths,
+                         const MPI_Fint* displacements, const MPI_Fint* oldtype,
+                         MPI_Fint* newtype, MPI_Fint* ierr) {
+    std::vector<MPI_Aint> displs = wide(displacements, *count);
+    *ierr = MPI_Type_hindexed(*count, blocklengths, displs.data(), *oldtype, newtype);
+}
+#pragma weak mpi_type_hindexed_ = pmpi_type_hindexed_
+
+void pmpi_type_struct_(const MPI_Fint* count, MPI_Fint* blocklengths,
+                       const MPI_Fint* displacements, MPI_Fint* types, MPI_Fint* newtype,
+                       MPI_Fint* ierr) {
+    std::vector<MPI_Aint> displs = wide(displacements, *count);
+    *ierr = MPI_Type_struct(*count, blocklengths, displs.data(), types, newtype);
+}
+#pragma weak mpi_type_struct_ = pmpi_type_struct_
+
 // ---- 1-based indices ---------------------------------------------------------------
 
 void pmpi_waitany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
