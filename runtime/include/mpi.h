@@ -223,8 +223,15 @@ int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
-#define MPI_UNWEIGHTED ((int *)1)
-#define MPI_WEIGHTS_EMPTY ((int *)2)
+/* Variables, as in MPICH: GCC warns (-Wstringop-overread) when a constant
+ * address reaches an array parameter. */
+#ifdef __cplusplus
+extern "C" int *const si_mpi_unweighted, *const si_mpi_weights_empty;
+#else
+extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
+#endif
+#define MPI_UNWEIGHTED si_mpi_unweighted
+#define MPI_WEIGHTS_EMPTY si_mpi_weights_empty
 
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
@@ -814,6 +821,25 @@ SI_MPI_CALL(int, MPI_Neighbor_alltoallw,
             (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+SI_MPI_CALL(int, MPI_Ineighbor_allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ineighbor_allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ineighbor_alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ineighbor_alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SI_MPI_CALL(int, MPI_Ineighbor_alltoallw,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
 
 SI_MPI_CALL(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
 SI_MPI_CALL(int, MPI_Op_free, (MPI_Op *op));

@@ -6,6 +6,15 @@
 
 using namespace si::api;
 
+// MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY: addresses no program's array has.
+namespace {
+int weight_markers[2];
+}  // namespace
+extern "C" {
+int* const si_mpi_unweighted = &weight_markers[0];
+int* const si_mpi_weights_empty = &weight_markers[1];
+}
+
 namespace {
 
 int start(Call& call, MPI_Comm comm, Communicator*& c) {

@@ -471,25 +471,16 @@ int alltoall(const Context& ctx, Blocks send, Blocks recv) {
     return s.run();
 }
 
-// Every receive is posted, then every send: neighbourhoods are small, and a
-// bounded window could deadlock when every rank waits for receives whose
-// senders have not reached their sends.
-int neighbor_exchange(const Context& ctx, std::span<const Edge> in, Blocks recv,
-                      std::span<const Edge> out, Blocks send) {
-    Channel ch(ctx, Tag::neighbor);
-    std::vector<p2p::Request*> receives(in.size(), nullptr);
+// One round: every receive is posted, then every send. Neighbourhoods are
+// small, and a bounded window could deadlock when every rank waits for
+// receives whose senders have not reached their sends.
+void add_neighbor_exchange(Schedule& s, std::span<const Edge> in, Blocks recv,
+                           std::span<const Edge> out, Blocks send) {
     for (std::size_t k = 0; k < in.size(); ++k)
-        if (in[k].rank != MPI_PROC_NULL)
-            receives[k] = ch.irecv(recv[k].data, recv[k].bytes, in[k].rank, in[k].label);
-    std::vector<p2p::Request*> sends;
-    sends.reserve(out.size());
+        if (in[k].rank != MPI_PROC_NULL) s.recv(recv[k].data, recv[k].bytes, in[k].rank, in[k].label);
     for (std::size_t k = 0; k < out.size(); ++k)
         if (out[k].rank != MPI_PROC_NULL)
-            sends.push_back(ch.isend(send[k].data, send[k].bytes, out[k].rank, out[k].label));
-    for (std::size_t k = 0; k < in.size(); ++k)
-        if (receives[k] != nullptr) ch.wait_recv(receives[k], recv[k].bytes);
-    for (p2p::Request* s : sends) ch.wait_send(s);
-    return ch.result();
+            s.send(send[k].data, send[k].bytes, out[k].rank, out[k].label);
 }
 
 }  // namespace si::coll

@@ -165,9 +165,10 @@ struct Edge {
 };
 inline constexpr int kMaxNeighborLabel = 1000;
 
-// send[k] goes to out[k] and recv[k] comes from in[k], all at once.
-[[nodiscard]] int neighbor_exchange(const Context& ctx, std::span<const Edge> in, Blocks recv,
-                                    std::span<const Edge> out, Blocks send);
+// send[k] goes to out[k] and recv[k] comes from in[k], all at once (a
+// schedule with Tag::neighbor; blocks for MPI_PROC_NULL are left alone).
+void add_neighbor_exchange(Schedule& s, std::span<const Edge> in, Blocks recv,
+                           std::span<const Edge> out, Blocks send);
 
 // The element-wise reduction of every rank's send (the sum of counts items,
 // never MPI_IN_PLACE here), cut into blocks: rank i receives counts[i] items

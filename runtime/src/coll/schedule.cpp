@@ -34,20 +34,22 @@ void Schedule::address(Group group) {
     addressed_ = inter_ ? static_cast<std::size_t>(group) : 0;
 }
 
-void Schedule::send(const void* data, std::size_t bytes, int peer) {
+void Schedule::send(const void* data, std::size_t bytes, int peer, int label) {
     Step step(Step::Kind::send);
     step.data = const_cast<void*>(data);
     step.bytes = bytes;
     step.peer = peer;
+    step.label = label;
     step.group = static_cast<Group>(addressed_);
     steps_.push_back(std::move(step));
 }
 
-void Schedule::recv(void* data, std::size_t bytes, int peer) {
+void Schedule::recv(void* data, std::size_t bytes, int peer, int label) {
     Step step(Step::Kind::recv);
     step.data = data;
     step.bytes = bytes;
     step.peer = peer;
+    step.label = label;
     step.group = static_cast<Group>(addressed_);
     steps_.push_back(std::move(step));
 }
@@ -168,10 +170,10 @@ void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
         if (!step.message()) continue;
         const Peers& to = peers(step.group);
         if (step.kind == Step::Kind::recv)
-            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, to.tag, to.comm,
+            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, to.tag + step.label, to.comm,
                                                to.context, blocking_);
         else
-            step.request = engine.isend_locked(step.data, step.bytes, step.peer, to.tag, to.comm,
+            step.request = engine.isend_locked(step.data, step.bytes, step.peer, to.tag + step.label, to.comm,
                                                to.send_context, p2p::SendMode::standard);
     }
     round_started_ = true;

@@ -66,11 +66,12 @@ class Schedule final : public p2p::Activity {
     // SI_COLL_<NAME>, for the algorithms to choose from (select.hpp).
     const config::CollectiveAlgorithms& algorithms() const { return algorithms_; }
 
-    // Steps of the current round.
-    void send(const void* data, std::size_t bytes, int peer);
+    // Steps of the current round. `label` is added to the tag (0 to
+    // kMaxNeighborLabel, with Tag::neighbor only).
+    void send(const void* data, std::size_t bytes, int peer, int label = 0);
     // The receive must bring exactly `bytes` (else MPI_ERR_TRUNCATE or
     // MPI_ERR_COUNT, and the schedule carries on so no peer is left waiting).
-    void recv(void* data, std::size_t bytes, int peer);
+    void recv(void* data, std::size_t bytes, int peer, int label = 0);
     // Local steps run when their round starts, in order, before its messages
     // are posted. Copies and reductions are data (no allocation per step);
     // anything else is a function.
@@ -120,6 +121,7 @@ class Schedule final : public p2p::Activity {
         void* data = nullptr;  // a message's buffer; a local step's destination
         std::size_t bytes = 0;  // a message's or copy's bytes; combine: items
         int peer = 0;
+        int label = 0;  // added to the tag (neighbourhood collectives: Edge::label)
         const void* from = nullptr;  // copies and combine: the source
         std::size_t capacity = 0;    // checked_copy: room at data
         std::function<void()> run;   // local

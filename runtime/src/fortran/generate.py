@@ -242,7 +242,10 @@ def generate_constants(compiler, header, c_path):
     names = []
     for line in macros.splitlines():
         m = re.match(r"#define (MPI_[A-Z0-9_]+) (.+)$", line.strip())
-        if m and "*" not in m.group(2) and '"' not in m.group(2):
+        # Pointers, strings and the library's variables (MPI_UNWEIGHTED) are no
+        # integer constants; mpif.h has its own sentinels for them.
+        if m and "*" not in m.group(2) and '"' not in m.group(2) and \
+                not m.group(2).startswith("si_mpi_"):
             names.append(m.group(1))
     names.sort()
     with open(c_path, "w") as out:
