@@ -35,10 +35,19 @@ int create(const char* function, Mode mode, const void* buf, int count, MPI_Data
                        ? check_receive(call, buf, count, datatype, peer, tag, comm, c, type)
                        : check_send(call, buf, count, datatype, peer, tag, comm, c, type);
     if (rc != MPI_SUCCESS) return rc;
-    *request = table().add(PersistentRequest{mode, const_cast<void*>(buf), count, datatype, peer,
-                                             tag, comm},
-                           [](int) { return std::string(); });
-    if (*request == 0) return call.fail(MPI_ERR_NO_MEM, "too many persistent requests");
+    // The program may free a derived type before the last MPI_Start: the
+    // request keeps a copy of its own.
+    MPI_Datatype kept = datatype;
+    if (!type->predefined)
+        if (int error_class = datatype::store_copy(*type, kept, type->name))
+            return call.fail(error_class, "too many derived datatypes exist");
+    *request = table().add(
+        PersistentRequest{mode, const_cast<void*>(buf), count, kept, peer, tag, comm},
+        [](int) { return std::string(); });
+    if (*request == 0) {
+        if (kept != datatype) (void)datatype::free_type(kept);
+        return call.fail(MPI_ERR_NO_MEM, "too many persistent requests");
+    }
     return MPI_SUCCESS;
 }
 
@@ -86,8 +95,11 @@ PersistentRequest* find_persistent(MPI_Request handle) {
 }
 
 void free_persistent(MPI_Request handle) {
-    if (PersistentRequest* persistent = table().find(handle); persistent->active != nullptr)
-        Runtime::get()->engine->release(persistent->active);
+    PersistentRequest* persistent = table().find(handle);
+    if (persistent->active != nullptr) Runtime::get()->engine->release(persistent->active);
+    if (const datatype::Type* type = datatype::lookup(persistent->datatype);
+        type != nullptr && !type->predefined)
+        (void)datatype::free_type(persistent->datatype);
     table().remove(handle);
 }
 

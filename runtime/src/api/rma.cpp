@@ -136,7 +136,8 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
             const std::int64_t end = static_cast<std::int64_t>(r.target_disp * peer.disp_unit) +
                                      target->true_lb + std::max<std::int64_t>(0, last) +
                                      static_cast<std::int64_t>(target->true_extent);
-            if (first < 0 || end > static_cast<std::int64_t>(peer.size))
+            // (A dynamic window's size is the largest uint64: any address.)
+            if (first < 0 || static_cast<std::uint64_t>(end) > peer.size)
                 return call.fail(MPI_ERR_RMA_RANGE,
                                  "bytes {}..{} of target {}'s window are asked for; it has {}",
                                  first, end, a.target, peer.size);

@@ -173,9 +173,9 @@ int create_dup(MPI_Datatype old, MPI_Datatype& out) {
     return store(std::move(type), name, out);
 }
 
-int store_copy(const Type& type, MPI_Datatype& out) {
+int store_copy(const Type& type, MPI_Datatype& out, const std::string& name) {
     // The copy's name pointed into the original's table slot: give it its own.
-    if (int rc = store(type, "a constructor argument returned by MPI_Type_get_contents", out))
+    if (int rc = store(type, name, out))
         return rc;
     return type.committed ? commit(out) : MPI_SUCCESS;
 }

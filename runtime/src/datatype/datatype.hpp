@@ -157,8 +157,11 @@ inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
 [[nodiscard]] int create_resized(MPI_Datatype old, std::ptrdiff_t lb, std::ptrdiff_t extent,
                                  MPI_Datatype& out);
 [[nodiscard]] int create_dup(MPI_Datatype old, MPI_Datatype& out);
-// A new handle for a copy of `type` (MPI_Type_get_contents' old types).
-[[nodiscard]] int store_copy(const Type& type, MPI_Datatype& out);
+// A new handle for a copy of `type` (MPI_Type_get_contents' old types, a
+// persistent request's type), committed if it was.
+[[nodiscard]] int store_copy(
+    const Type& type, MPI_Datatype& out,
+    const std::string& name = "a constructor argument returned by MPI_Type_get_contents");
 // Records how a derived type was built; MPI_ERR_TYPE for an invalid handle.
 [[nodiscard]] int set_envelope(MPI_Datatype handle, Envelope envelope);
 

@@ -7,7 +7,8 @@
  * calls treat it like MPI_REQUEST_NULL (an empty status) until the next
  * start. Ready mode starts its sends once every receive is posted. Also: MPI_Request_free of an inactive request, starting an active
  * one (an error), and a synchronous persistent send, which cannot complete
- * before its receive starts.
+ * before its receive starts; and a derived type freed right after
+ * MPI_Send_init / MPI_Recv_init, which the requests must keep using.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,30 @@ static int misuse(void) {
     return errs;
 }
 
+// The program may free a request's derived type at once (MPI-3.1 section
+// 4.1.9: ongoing communication is not affected).
+static int freed_type_rounds(void) {
+    int errs = 0;
+    MPI_Datatype strided;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    int out[8] = {0, 1, 2, 3, 4, 5, 6, 7}, in[8];
+    MPI_Request requests[2];
+    MPI_Recv_init(in, 1, strided, (g_rank + g_size - 1) % g_size, 3, MPI_COMM_WORLD, &requests[0]);
+    MPI_Send_init(out, 1, strided, (g_rank + 1) % g_size, 3, MPI_COMM_WORLD, &requests[1]);
+    MPI_Type_free(&strided);
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 8; ++i) in[i] = -1;
+        MPI_Startall(2, requests);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        errs += MT_CHECK(in[0] == 0 && in[2] == 2 && in[6] == 6 && in[1] == -1,
+                         "freed type, round %d: %d %d %d %d", round, in[0], in[1], in[2], in[6]);
+    }
+    MPI_Request_free(&requests[0]);
+    MPI_Request_free(&requests[1]);
+    return errs;
+}
+
 int main(int argc, char** argv) {
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -172,5 +197,6 @@ int main(int argc, char** argv) {
     errs += ring_rounds(rsend_init, "MPI_Rsend_init", kLarge);
     errs += synchronous_waits();
     errs += misuse();
+    errs += freed_type_rounds();
     return mtest_finish(errs);
 }
