@@ -9,6 +9,7 @@
 
 #include "api/attributes.hpp"
 #include "api/errors.hpp"
+#include "api/info.hpp"
 #include "api/pt2pt.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
@@ -173,8 +174,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(baseptr, "baseptr")) return rc;
     if (size < 0) return call.fail(MPI_ERR_ARG, "size is {}; it must be 0 or more", size);
-    if (info != MPI_INFO_NULL)
-        return call.fail(MPI_ERR_INFO, "info must be MPI_INFO_NULL (this runtime has no info keys)");
+    // Hints (MPICH knows none either) are accepted and ignored.
+    if (int rc = check_info(call, info)) return rc;
     // Cache-line aligned so that a later registration with a NIC covers whole lines.
     void* memory = nullptr;
     if (::posix_memalign(&memory, 64, static_cast<std::size_t>(size > 0 ? size : 1)) != 0)

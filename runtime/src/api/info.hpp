@@ -6,7 +6,8 @@
 
 namespace si::api {
 
-// An existing info object (MPI_INFO_ENV included), or an error naming `argument`.
+// A hints argument: MPI_INFO_NULL or an existing info object (MPI_INFO_ENV
+// included), or an error naming `argument`.
 int check_info(Call& call, MPI_Info info, const char* argument = "info");
 
 // A new info object with no keys (MPI_Comm_get_info: this runtime uses no hints).

@@ -47,8 +47,7 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
     Communicator* c = nullptr;
     if (int rc = call.intracommunicator(comm, c)) return rc;
     // Hints (no_locks, accumulate_ordering, ...) are accepted and ignored.
-    if (info != MPI_INFO_NULL)
-        if (int rc = check_info(call, info)) return rc;
+    if (int rc = check_info(call, info)) return rc;
     if (int rc = call.not_null(win, "win")) return rc;
     if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
     if (disp_unit <= 0)

@@ -122,6 +122,13 @@ int main(int argc, char** argv) {
     MPI_Comm_size(with_info, &dsize);
     errs += MT_EQ(dsize, wsize);
     MPI_Comm_free(&with_info);
+    /* MPI_INFO_NULL is a valid hints argument; MPI_Alloc_mem takes hints too. */
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &with_info);
+    MPI_Comm_free(&with_info);
+    void* memory = NULL;
+    MPI_Alloc_mem(64, copy, &memory);
+    errs += MT_CHECK(memory != NULL, "MPI_Alloc_mem with hints gave NULL");
+    MPI_Free_mem(memory);
 
     MPI_Info_free(&copy);
     MPI_Info_free(&info);
