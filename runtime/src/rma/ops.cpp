@@ -151,7 +151,10 @@ void Window::send_to_target(Operation& op) {
     std::vector<std::byte> data;
     std::span<const std::byte> origin_run;
     const bool sends_origin = r.origin != nullptr && !r.no_op && r.kind != Request::Kind::get;
-    const std::size_t layout = sizeof header + blocks.size() * sizeof(TargetBlock);
+    const std::size_t blocks_bytes = blocks.size() * sizeof(TargetBlock);
+    header.blocks_follow = sizeof header + blocks_bytes > kMessageBytes ? 1 : 0;
+    // What the first message carries of the layout.
+    const std::size_t layout = sizeof header + (header.blocks_follow ? 0 : blocks_bytes);
     if (r.kind == Request::Kind::compare_and_swap) {
         const auto* compare = static_cast<const std::byte*>(r.compare);
         const auto* value = static_cast<const std::byte*>(r.origin);
@@ -159,7 +162,7 @@ void Window::send_to_target(Operation& op) {
         data.insert(data.end(), value, value + target.size);
     } else if (sends_origin) {
         const std::size_t bytes = op.origin_type.bytes(r.origin_count);
-        if (op.origin_type.contiguous && layout + bytes > kMessageBytes) {
+        if (op.origin_type.contiguous && !header.blocks_follow && layout + bytes > kMessageBytes) {
             origin_run = {op.origin_type.data(r.origin), bytes};
         } else {
             data.resize(bytes);
@@ -167,13 +170,23 @@ void Window::send_to_target(Operation& op) {
         }
     }
     header.data_bytes = origin_run.empty() ? data.size() : origin_run.size();
-    header.data_inline = layout + header.data_bytes <= kMessageBytes ? 1 : 0;
+    header.data_inline =
+        !header.blocks_follow && layout + header.data_bytes <= kMessageBytes ? 1 : 0;
 
     std::vector<std::byte> message;
     message.reserve(layout + (header.data_inline ? data.size() : 0));
     append(message, header);
-    for (const datatype::Block& block : blocks)
-        append(message, TargetBlock{block.offset, block.length});
+    if (header.blocks_follow) {
+        std::vector<std::byte> follow;
+        follow.reserve(blocks_bytes + data.size());
+        for (const datatype::Block& block : blocks)
+            append(follow, TargetBlock{block.offset, block.length});
+        follow.insert(follow.end(), data.begin(), data.end());
+        data = std::move(follow);
+    } else {
+        for (const datatype::Block& block : blocks)
+            append(message, TargetBlock{block.offset, block.length});
+    }
     if (header.data_inline) message.insert(message.end(), data.begin(), data.end());
 
     if (fetches(r.kind)) {

@@ -40,12 +40,27 @@ void Window::serve(int origin, std::span<const std::byte> message) {
         apply(origin, message.first(layout), message.subspan(layout, header.data_bytes));
         return;
     }
-    // The data follows on its own tag: nothing else is served until it came.
+    // The data (after the layout, if that did not fit either) follows on its
+    // own tag: nothing else is served until it came.
     follow_up_origin_ = origin;
     follow_up_header_.assign(message.begin(), message.end());
-    follow_up_data_.resize(header.data_bytes);
+    follow_up_data_.resize((header.blocks_follow ? header.blocks * sizeof(TargetBlock) : 0) +
+                           header.data_bytes);
     follow_up_ = engine_.irecv_locked(follow_up_data_.data(), follow_up_data_.size(), origin,
                                       data_tag(header.sequence), comm(), context_);
+}
+
+void Window::apply_follow_up() {
+    MessageHeader header;
+    std::memcpy(&header, follow_up_header_.data(), sizeof header);
+    std::span<const std::byte> data = follow_up_data_;
+    if (header.blocks_follow) {
+        const std::size_t blocks_bytes = header.blocks * sizeof(TargetBlock);
+        follow_up_header_.insert(follow_up_header_.end(), data.begin(),
+                                 data.begin() + static_cast<std::ptrdiff_t>(blocks_bytes));
+        data = data.subspan(blocks_bytes);
+    }
+    apply(follow_up_origin_, follow_up_header_, data);
 }
 
 void Window::apply(int origin, std::span<const std::byte> message,

@@ -352,7 +352,7 @@ bool Window::advance(p2p::Engine&) {
         }
         if (follow_up_ != nullptr && follow_up_->complete.load(std::memory_order_acquire)) {
             engine_.release_locked(std::exchange(follow_up_, nullptr));
-            apply(follow_up_origin_, follow_up_header_, follow_up_data_);
+            apply_follow_up();
             post_service_receive();
             served = true;
         }

@@ -233,6 +233,8 @@ class Window final : public p2p::Activity {
     void post_service_receive();
     void serve(int origin, std::span<const std::byte> message);
     void apply(int origin, std::span<const std::byte> message, std::span<const std::byte> data);
+    // Applies an operation whose data (and perhaps layout) came on the data tag.
+    void apply_follow_up();
     void lock_requested(int origin, LockType type);
     void lock_released(int origin);
     void grant_waiting_locks();

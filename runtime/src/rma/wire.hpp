@@ -20,7 +20,7 @@ enum class MessageType : std::uint8_t {
 struct MessageHeader {
     MessageType type;
     std::uint8_t lock_type;  // LockType, for lock and unlock
-    std::uint16_t reserved;
+    std::uint16_t blocks_follow;  // 1: the TargetBlocks come first in the data message
     std::int32_t op;             // MPI_Op handle (predefined), or 0 for MPI_REPLACE
     std::int32_t base;           // MPI_Datatype of the target's elements
     std::uint32_t sequence;      // the origin's count of messages to this target
@@ -39,7 +39,8 @@ struct TargetBlock {
 };
 
 // The largest message the owner's posted receive takes; data that does not
-// fit follows on its own tag.
+// fit follows on its own tag, and so does a target layout that does not fit
+// (then ahead of the data, in the same message).
 inline constexpr std::size_t kMessageBytes = 16 * 1024;
 
 // Tags on the window's communicator: 0 for messages to the owner, then per
