@@ -27,6 +27,9 @@ struct Keyval {
     MPI_Comm_copy_attr_function* copy = nullptr;     // null: MPI_*_NULL_COPY_FN
     MPI_Comm_delete_attr_function* erase = nullptr;  // null: MPI_*_NULL_DELETE_FN
     void* extra_state = nullptr;
+    // MPI_*_free_keyval came while attributes still used the key: the handle
+    // stays taken (not reused) until the last of them is deleted.
+    bool freed = false;
     int handle = 0;              // set by the table
     const char* name = nullptr;  // unused
 };
@@ -71,10 +74,22 @@ int callback_failed(Call& call, int code, const char* which, int keyval) {
                      "the {} callback of keyval {:#x} returned {}", which, keyval, code);
 }
 
-int run_delete(Call& call, const Attribute& a, int object, int keyval) {
-    if (a.key->erase == nullptr) return MPI_SUCCESS;
-    const int code = a.key->erase(object, keyval, a.value, a.key->extra_state);
-    return code == MPI_SUCCESS ? MPI_SUCCESS : callback_failed(call, code, "delete", keyval);
+void release_if_freed(int keyval);
+
+// Runs the delete callback of an attribute taken off `object`. When it fails
+// the attribute stays (MPI-3.1 section 6.7.3; what MPICH does): it is put back.
+int run_delete(Call& call, const Attribute& a, AttributeHost host, int object, int keyval) {
+    const int code =
+        a.key->erase == nullptr ? MPI_SUCCESS : a.key->erase(object, keyval, a.value, a.key->extra_state);
+    if (code == MPI_SUCCESS) {
+        release_if_freed(keyval);
+        return MPI_SUCCESS;
+    }
+    {
+        std::lock_guard lock(g_mutex);
+        g_attributes[object_key(host, object)].emplace(keyval, a);
+    }
+    return callback_failed(call, code, "delete", keyval);
 }
 
 // A user key of the given host kind, copied out of the table.
@@ -119,13 +134,32 @@ int create_keyval(const char* function, AttributeHost host, MPI_Comm_copy_attr_f
     return MPI_SUCCESS;
 }
 
+bool key_in_use(int keyval) {
+    std::lock_guard lock(g_mutex);
+    return std::any_of(g_attributes.begin(), g_attributes.end(),
+                       [&](const auto& object) { return object.second.count(keyval) != 0; });
+}
+
+// After an attribute of `keyval` was deleted: a freed key goes once unused.
+void release_if_freed(int keyval) {
+    bool freed = false;
+    keyvals().update(keyval, [&](const Keyval& k) { freed = k.freed; });
+    if (freed && !key_in_use(keyval)) keyvals().remove(keyval);
+}
+
 int free_keyval(const char* function, AttributeHost host, int* keyval) {
     Call call(function);
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(keyval, "keyval")) return rc;
     std::shared_ptr<const Keyval> key;
     if (int rc = user_keyval(call, host, *keyval, key)) return rc;
-    keyvals().remove(*keyval);
+    if (key->freed)
+        return call.fail(MPI_ERR_KEYVAL, "keyval {:#x} was freed already", *keyval);
+    // MPI-3.1 section 6.7.2: attributes using the key live on, with its callbacks.
+    if (key_in_use(*keyval))
+        keyvals().update(*keyval, [](Keyval& k) { k.freed = true; });
+    else
+        keyvals().remove(*keyval);
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -190,14 +224,16 @@ int get_attr(const char* function, AttributeHost host, int object, int keyval, v
 
 // Removes an attribute, returning it; false if there was none.
 bool take_attribute(AttributeHost host, int object, int keyval, Attribute& out) {
-    std::lock_guard lock(g_mutex);
-    const auto list = g_attributes.find(object_key(host, object));
-    if (list == g_attributes.end()) return false;
-    const auto it = list->second.find(keyval);
-    if (it == list->second.end()) return false;
-    out = it->second;
-    list->second.erase(it);
-    if (list->second.empty()) g_attributes.erase(list);
+    {
+        std::lock_guard lock(g_mutex);
+        const auto list = g_attributes.find(object_key(host, object));
+        if (list == g_attributes.end()) return false;
+        const auto it = list->second.find(keyval);
+        if (it == list->second.end()) return false;
+        out = it->second;
+        list->second.erase(it);
+        if (list->second.empty()) g_attributes.erase(list);
+    }
     return true;
 }
 
@@ -212,7 +248,7 @@ int set_attr(const char* function, AttributeHost host, int object, int keyval, v
     // A value already there is deleted first, with its callback.
     Attribute old;
     if (take_attribute(host, object, keyval, old))
-        if (int rc = run_delete(call, old, object, keyval)) return rc;
+        if (int rc = run_delete(call, old, host, object, keyval)) return rc;
     std::lock_guard lock(g_mutex);
     g_attributes[object_key(host, object)][keyval] =
         Attribute{std::move(key), value, g_next_order++};
@@ -227,7 +263,7 @@ int delete_attr(const char* function, AttributeHost host, int object, int keyval
     // Deleting an attribute that is not there succeeds, as with MPICH.
     Attribute old;
     if (!take_attribute(host, object, keyval, old)) return MPI_SUCCESS;
-    return run_delete(call, old, object, keyval);
+    return run_delete(call, old, host, object, keyval);
 }
 
 // Attributes of an object, copied out.
@@ -300,10 +336,24 @@ int delete_attributes(Call& call, AttributeHost host, int object) {
     for (const auto& [set_order, keyval] : order) {
         Attribute taken;
         if (!take_attribute(host, object, keyval, taken)) continue;
-        const int rc = run_delete(call, taken, object, keyval);
+        const int rc = run_delete(call, taken, host, object, keyval);
         if (first_error == MPI_SUCCESS) first_error = rc;
     }
     return first_error;
+}
+
+void discard_attributes(AttributeHost host, int object) {
+    Call quiet("(cleanup)");
+    (void)delete_attributes(quiet, host, object);
+    std::vector<int> left;
+    {
+        std::lock_guard lock(g_mutex);
+        const auto list = g_attributes.find(object_key(host, object));
+        if (list == g_attributes.end()) return;
+        for (const auto& entry : list->second) left.push_back(entry.first);
+        g_attributes.erase(list);
+    }
+    for (int keyval : left) release_if_freed(keyval);
 }
 
 }  // namespace si::api

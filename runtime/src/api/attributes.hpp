@@ -49,7 +49,12 @@ int get_window_attribute(const char* function, MPI_Win win, int keyval, void* at
 
 // Before MPI_Comm_free / MPI_Type_free / MPI_Win_free (and MPI_Finalize, for MPI_COMM_SELF):
 // runs every delete callback and drops the attributes. A callback's failure
-// is reported through `call` and returned; the others still run.
+// is reported through `call` and returned, and its attribute stays (the
+// caller then keeps the object); the others still run.
 int delete_attributes(Call& call, AttributeHost host, int object);
+// For an object that goes away after a failure (a duplicate whose copy
+// callback failed): runs the delete callbacks, ignoring their errors, and
+// drops every attribute, so that a later object with the handle starts bare.
+void discard_attributes(AttributeHost host, int object);
 
 }  // namespace si::api

@@ -125,8 +125,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     // A duplicate keeps the topology, and the attributes whose keys say so.
     Runtime::get()->communicators.find(*newcomm)->topology = c->topology;
     if (int rc = copy_attributes(call, AttributeHost::communicator, comm, *newcomm)) {
-        Call quiet("MPI_Comm_dup");
-        (void)delete_attributes(quiet, AttributeHost::communicator, *newcomm);
+        discard_attributes(AttributeHost::communicator, *newcomm);
         Runtime::get()->communicators.remove(*newcomm);
         *newcomm = MPI_COMM_NULL;
         return rc;

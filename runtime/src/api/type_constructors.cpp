@@ -453,7 +453,14 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     // A duplicate of a committed type is committed (MPI-3.1 section 4.1.10).
     if (old->committed) (void)si::datatype::commit(*newtype);
     record(*newtype, MPI_COMBINER_DUP, {}, {}, {oldtype});
-    return copy_attributes(call, AttributeHost::datatype, oldtype, *newtype);
+    if (int rc = copy_attributes(call, AttributeHost::datatype, oldtype, *newtype)) {
+        // A copy callback failed: no duplicate (as MPICH, MPI_DATATYPE_NULL).
+        discard_attributes(AttributeHost::datatype, *newtype);
+        (void)si::datatype::free_type(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return rc;
+    }
+    return MPI_SUCCESS;
 }
 
 }  // extern "C"

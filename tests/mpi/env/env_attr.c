@@ -4,7 +4,9 @@
  * ones) through dup and free, replacing and deleting a value, a key freed
  * while its attribute lives on, the MPI-1 forms (MPI_Keyval_create,
  * MPI_Attr_put/get/delete), the predefined attributes, error classes, and the
- * deletion of MPI_COMM_SELF's attributes at the start of MPI_Finalize.
+ * deletion of MPI_COMM_SELF's attributes at the start of MPI_Finalize; a
+ * freed key whose handle must not be reused while an attribute holds it, and
+ * callbacks that fail (the attribute stays; a failed copy means no duplicate).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,62 @@ static int mpi1_forms(void) {
     return errs;
 }
 
+static int g_refuse; /* the failing callbacks below fail while set */
+static int copy_failing(MPI_Datatype t, int k, void* extra, void* in, void* out, int* flag) {
+    *(void**)out = in;
+    *flag = 1;
+    return g_refuse ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+static int delete_failing(MPI_Datatype t, int k, void* value, void* extra) {
+    ++*(int*)extra;
+    return g_refuse ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static int freed_keys_and_failures(void) {
+    int errs = 0, flag, deletes = 0;
+    char base[1];
+    /* A key freed while in use: new keys must not take its handle. */
+    int key, saved, others[8];
+    MPI_Comm_create_keyval(copy_plus_one, count_delete, &key, &deletes);
+    saved = key;
+    MPI_Comm_set_attr(MPI_COMM_WORLD, key, base);
+    MPI_Comm_free_keyval(&key);
+    errs += MT_EQ(key, MPI_KEYVAL_INVALID);
+    for (int i = 0; i < 8; ++i) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &others[i], NULL);
+        errs += MT_CHECK(others[i] != saved, "a new key took the handle of a key in use");
+    }
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    errs += MT_CHECK(get(dup, saved, &flag) == base + 1 && flag, "freed key's copy callback");
+    MPI_Comm_free(&dup);
+    errs += MT_EQ(deletes, 1);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, saved);
+    errs += MT_EQ(deletes, 2);
+    for (int i = 0; i < 8; ++i) MPI_Comm_free_keyval(&others[i]);
+
+    /* Failing callbacks, with errors returned. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype type, copy = MPI_INT;
+    MPI_Type_dup(MPI_DOUBLE, &type);
+    int tkey, tdeletes = 0;
+    MPI_Type_create_keyval(copy_failing, delete_failing, &tkey, &tdeletes);
+    MPI_Type_set_attr(type, tkey, base);
+    g_refuse = 1;
+    errs += MT_CLASS(MPI_Type_delete_attr(type, tkey), MPI_ERR_OTHER);
+    void* value = NULL;
+    MPI_Type_get_attr(type, tkey, &value, &flag);
+    errs += MT_CHECK(flag && value == base, "a failed delete removed the attribute");
+    errs += MT_CLASS(MPI_Type_dup(type, &copy), MPI_ERR_OTHER);
+    errs += MT_EQ(copy, MPI_DATATYPE_NULL);
+    g_refuse = 0;
+    MPI_Type_free(&type);
+    errs += MT_EQ(tdeletes, 2);
+    MPI_Type_free_keyval(&tkey);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    return errs;
+}
+
 static int predefined(void) {
     int errs = 0, flag, size;
     int* value = NULL;
@@ -156,6 +214,7 @@ int main(int argc, char** argv) {
     errs += type_attributes();
     errs += mpi1_forms();
     errs += predefined();
+    errs += freed_keys_and_failures();
     int self_key;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_at_finalize, &self_key, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL);
