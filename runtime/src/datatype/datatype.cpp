@@ -115,6 +115,9 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<double>(MPI_REAL8, Family::floating, "MPI_REAL8"),
         basic<std::complex<float>>(MPI_COMPLEX8, Family::complex, "MPI_COMPLEX8"),
         basic<std::complex<double>>(MPI_COMPLEX16, Family::complex, "MPI_COMPLEX16"),
+        basic<Real16>(MPI_REAL16, Family::floating, "MPI_REAL16"),
+        basic<Complex32>(MPI_COMPLEX32, Family::complex, "MPI_COMPLEX32"),
+        basic<Integer16>(MPI_INTEGER16, Family::fortran_integer, "MPI_INTEGER16"),
     };
     for (const Type& type : all) t[type.handle & kIndexMask] = type;
     return t;

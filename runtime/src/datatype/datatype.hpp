@@ -37,10 +37,10 @@ namespace si::datatype {
 enum class Family : std::uint8_t {
     none,            // no predefined reduction applies (MPI_WCHAR)
     c_integer,       // [signed/unsigned] char, short, int, long, long long, [u]intN_t
-    fortran_integer, // INTEGER, INTEGER1..8
+    fortran_integer, // INTEGER, INTEGER1..16
     floating,        // float, double, long double, REAL, DOUBLE PRECISION, REALn
     logical,         // C _Bool, Fortran LOGICAL
-    complex,         // float/double/long double _Complex, COMPLEX, DOUBLE COMPLEX
+    complex,         // float/double/long double _Complex, COMPLEX, DOUBLE COMPLEX, COMPLEXn
     byte,            // MPI_BYTE
     multi_language,  // MPI_AINT, MPI_OFFSET, MPI_COUNT
     pair,            // value-index pairs for MPI_MAXLOC / MPI_MINLOC
@@ -120,9 +120,18 @@ struct ValueIndex {
     I index;
 };
 
+// gfortran's REAL(16), COMPLEX(16) and INTEGER(16) on x86-64 (MPI_REAL16,
+// MPI_COMPLEX32, MPI_INTEGER16): IEEE binary128, a pair of them with C's
+// complex arithmetic (GCC's built-in complex type, as gfortran's; std::complex
+// is specified for the standard floating types only), and a 128-bit integer.
+// GCC extensions, which ISO C++'s type traits do not know
+// (std::is_floating_point_v<Real16> is false).
+using Real16 = __float128;
+typedef _Complex float __attribute__((mode(TC))) Complex32;
+using Integer16 = __int128;
+
 // Handle indices of the predefined types run from 1 to kPredefinedCount - 1.
-inline constexpr int kPredefinedCount =
-    (MPI_COMPLEX16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
+inline constexpr int kPredefinedCount = (MPI_INTEGER16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
 
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
 // created handle, or a handle of another kind. The pointer stays valid for the
