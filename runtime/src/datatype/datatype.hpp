@@ -66,6 +66,7 @@ inline std::byte* at(const void* buffer, std::ptrdiff_t offset) {
 }
 
 struct Envelope;
+struct Signature;
 
 struct Type {
     MPI_Datatype handle = MPI_DATATYPE_NULL;
@@ -91,6 +92,9 @@ struct Type {
     std::shared_ptr<const TypeMap> map;
     // Derived types only: how the program built it (MPI_Type_get_envelope).
     std::shared_ptr<const Envelope> envelope;
+    // Types of mixed basic types only (base is MPI_DATATYPE_NULL): which basic
+    // type each unit is. A type of one basic type is `elements` units of `base`.
+    std::shared_ptr<const Signature> signature;
 
     // Bytes a message of `count` items occupies packed and on the wire.
     std::size_t bytes(std::size_t count) const { return count * packed; }
@@ -99,6 +103,20 @@ struct Type {
     std::byte* data(void* buffer) const { return at(buffer, true_lb); }
     // The type map; a predefined type's is built on the fly.
     std::span<const Block> blocks(Block& storage) const;
+};
+
+// The basic types of one item's units in type-map order (the standard's type
+// signature), for what depends on each unit's type beyond its size: the
+// external32 representation. A run is `count` units of a basic type, or
+// `count` passes over a nested signature, so that an array of structs stays
+// as small as its description where its type map does not.
+struct Signature {
+    struct Run {
+        MPI_Datatype basic = MPI_DATATYPE_NULL;  // MPI_DATATYPE_NULL: nested
+        std::shared_ptr<const Signature> nested;
+        std::size_t count = 0;
+    };
+    std::vector<Run> runs;
 };
 
 // A derived type's constructor and its arguments, as MPI_Type_get_contents
@@ -178,6 +196,17 @@ void pack(const Type& type, const void* buffer, std::size_t count, void* out);
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer);
 // MPI_Get_elements: basic elements in `bytes` packed bytes of this type.
 std::size_t elements_in(const Type& type, std::size_t bytes);
+
+// The external32 representation (external32.cpp; MPI-3.1 section 13.5.2),
+// what MPI_Pack_external writes: each basic element big-endian in the
+// standard's size for its type whatever the native one (MPI_LONG is 4 bytes,
+// MPI_LONG_DOUBLE an IEEE binary128), elements back to back without padding
+// (a pair type is its value, then its index). No type is larger there than
+// packed natively. pack_external32 writes external32_bytes(type, count) bytes
+// for `count` items at `buffer`; unpack_external32 reads as many.
+std::size_t external32_bytes(const Type& type, std::size_t count);
+void pack_external32(const Type& type, const void* buffer, std::size_t count, void* out);
+void unpack_external32(const Type& type, const void* in, std::size_t count, void* buffer);
 
 // MPI_Type_commit: MPI_ERR_TYPE for an invalid handle; committing a
 // predefined or already committed type does nothing.
