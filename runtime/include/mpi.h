@@ -626,6 +626,15 @@ SI_MPI_CALL(int, MPI_Pack, (const void *inbuf, int incount, MPI_Datatype datatyp
 SI_MPI_CALL(int, MPI_Unpack, (const void *inbuf, int insize, int *position, void *outbuf,
                               int outcount, MPI_Datatype datatype, MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+/* The portable form of MPI-3.1 section 4.3: datarep is "external32". */
+SI_MPI_CALL(int, MPI_Pack_external,
+            (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+             void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+SI_MPI_CALL(int, MPI_Unpack_external,
+            (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+             void *outbuf, int outcount, MPI_Datatype datatype));
+SI_MPI_CALL(int, MPI_Pack_external_size,
+            (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 SI_MPI_CALL(int, MPI_Get_address, (const void *location, MPI_Aint *address));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_add, (MPI_Aint base, MPI_Aint disp));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));

@@ -86,6 +86,7 @@ class Binding:
     def __init__(self, name, params):
         self.name = name
         self.fparams, self.args, self.locals, self.decls = [], [], [], []
+        self.lengths = []  # of CHARACTER arguments: hidden, after all others
         self.choice = False
         count = next((n for t, n, s in params if t == "int" and n in ("count", "incount")), None)
         for ctype, pname, suffix in params:
@@ -119,6 +120,11 @@ class Binding:
             self.locals.append(f"si::fortran::StatusArray {name}_c({name}, *{count});")
             self.args.append(f"{name}_c.get()")
             self.decls.append((f"integer, dimension(MPI_STATUS_SIZE, *) :: {name}", name))
+        elif ctype == "const char" and suffix == "[]":
+            self.fparams.append(f"const char* {name}")
+            self.lengths.append(f"std::size_t {name}_length")
+            self.args.append(f"si::fortran::string_in({name}, {name}_length).c_str()")
+            self.decls.append((f"character(len=*) :: {name}", name))
         elif suffix == "[][3]":
             self.fparams.append(f"MPI_Fint (*{name})[3]")
             self.args.append(name)
@@ -145,7 +151,7 @@ class Binding:
 
     def cpp(self):
         lower = self.name.lower()
-        params = ", ".join(self.fparams + ["MPI_Fint* ierr"])
+        params = ", ".join(self.fparams + ["MPI_Fint* ierr"] + self.lengths)
         body = "".join(f"    {line}\n" for line in self.locals)
         body += f"    *ierr = {self.name}({', '.join(self.args)});\n"
         return (f"void p{lower}_({params}) {{\n{body}}}\n"
