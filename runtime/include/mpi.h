@@ -635,6 +635,11 @@ SI_MPI_CALL(int, MPI_Unpack_external,
              void *outbuf, int outcount, MPI_Datatype datatype));
 SI_MPI_CALL(int, MPI_Pack_external_size,
             (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
+/* Fortran's parameterised types (MPI-3.1 section 17.2.5), as gfortran has them. */
+SI_MPI_CALL(int, MPI_Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 SI_MPI_CALL(int, MPI_Get_address, (const void *location, MPI_Aint *address));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_add, (MPI_Aint base, MPI_Aint disp));
 SI_MPI_CALL(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));

@@ -168,11 +168,16 @@ int commit(MPI_Datatype handle) {
 }
 
 int free_type(MPI_Datatype handle) {
+    // An f90_type is never freed, so its flag cannot change between the two calls.
+    const Type* type = derived_types().find(handle);
+    if (type == nullptr || type->predefined) return MPI_ERR_TYPE;
     return derived_types().remove(handle) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 std::size_t derived_count() {
-    return derived_types().live();
+    // Counted first: the table holds each f90 type before its count does.
+    const std::size_t f90_types = f90_type_count();
+    return derived_types().live() - f90_types;
 }
 
 }  // namespace si::datatype

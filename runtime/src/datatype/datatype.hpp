@@ -208,15 +208,33 @@ std::size_t external32_bytes(const Type& type, std::size_t count);
 void pack_external32(const Type& type, const void* buffer, std::size_t count, void* out);
 void unpack_external32(const Type& type, const void* in, std::size_t count, void* buffer);
 
+// Fortran's parameterised types (fortran_kinds.cpp; MPI-3.1 section 17.2.5)
+// with the kinds gfortran has on x86-64: REAL(4, 8, 10, 16), COMPLEX of
+// those, INTEGER(1, 2, 4, 8, 16). f90_type gives the type of
+// MPI_Type_create_f90_real, _complex or _integer (`combiner` says which; p
+// is ignored for an integer): the smallest kind with at least p decimal
+// digits and exponent range r, MPI_UNDEFINED asking for nothing. One handle
+// per (combiner, p, r), made at the first request: a predefined, committed
+// type laid out as the kind's predefined type, never freed, whose envelope
+// holds p and r. MPI_ERR_ARG if no kind is large enough, and f90_error says
+// why (empty if one is).
+[[nodiscard]] int f90_type(int combiner, int p, int r, MPI_Datatype& out);
+std::string f90_error(int combiner, int p, int r);
+// MPI_Type_match_size: the predefined type of a typeclass (MPI_TYPECLASS_*)
+// and size in bytes, or MPI_DATATYPE_NULL.
+MPI_Datatype match_size(int typeclass, int size);
+
 // MPI_Type_commit: MPI_ERR_TYPE for an invalid handle; committing a
 // predefined or already committed type does nothing.
 [[nodiscard]] int commit(MPI_Datatype handle);
 
-// MPI_Type_free: MPI_ERR_TYPE for an invalid handle or a predefined type.
+// MPI_Type_free: MPI_ERR_TYPE for an invalid handle or a predefined type
+// (f90_type's included).
 // Types built from this one are not affected.
 [[nodiscard]] int free_type(MPI_Datatype handle);
 
-// Derived types currently alive (for leak reports at finalize and tests).
+// Derived types the program made and has not freed (for leak reports at
+// finalize and tests).
 std::size_t derived_count();
 
 }  // namespace si::datatype
