@@ -18,7 +18,9 @@
 // element-wise on the packed form; a mixed one takes only user operators.
 //
 // Lookup of a predefined type is a range check and an array index, with no
-// lock: every send does it. Derived types live in a table behind a mutex.
+// lock: every send does it. Derived types live in a table behind a mutex, and
+// so do the types of Fortran kinds (MPI_Type_create_f90_*), which are
+// predefined but made on request.
 #pragma once
 
 #include <cstddef>
