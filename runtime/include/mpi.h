@@ -138,6 +138,11 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_REAL8 ((MPI_Datatype)0x08000036)
 #define MPI_COMPLEX8 ((MPI_Datatype)0x08000037)
 #define MPI_COMPLEX16 ((MPI_Datatype)0x08000038)
+/* gfortran's REAL(16) (IEEE binary128, __float128 in C), COMPLEX(16) (two of
+ * them) and INTEGER(16) (__int128). */
+#define MPI_REAL16 ((MPI_Datatype)0x08000039)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x0800003a)
+#define MPI_INTEGER16 ((MPI_Datatype)0x0800003b)
 
 #define MPI_OP_NULL ((MPI_Op)0x0c000000)
 #define MPI_MAX ((MPI_Op)0x0c000001)
@@ -193,8 +198,20 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_COMBINER_STRUCT 12
 #define MPI_COMBINER_SUBARRAY 13
 #define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
+/* Combiners of the MPI-1 constructors MPI-3.0 removed: never returned, but
+ * MPICH still defines them and programs written for it test against them. */
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_STRUCT_INTEGER 11
+/* MPI_Type_match_size's type classes (MPICH's values). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 /* MPI_Type_create_subarray's array orders (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
@@ -632,6 +649,20 @@ SI_MPI_CALL(int, MPI_Pack, (const void *inbuf, int incount, MPI_Datatype datatyp
 SI_MPI_CALL(int, MPI_Unpack, (const void *inbuf, int insize, int *position, void *outbuf,
                               int outcount, MPI_Datatype datatype, MPI_Comm comm));
 SI_MPI_CALL(int, MPI_Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+/* The portable form of MPI-3.1 section 4.3: datarep is "external32". */
+SI_MPI_CALL(int, MPI_Pack_external,
+            (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+             void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+SI_MPI_CALL(int, MPI_Unpack_external,
+            (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+             void *outbuf, int outcount, MPI_Datatype datatype));
+SI_MPI_CALL(int, MPI_Pack_external_size,
+            (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
+/* Fortran's parameterised types (MPI-3.1 section 17.2.5), as gfortran has them. */
+SI_MPI_CALL(int, MPI_Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+SI_MPI_CALL(int, MPI_Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 SI_MPI_CALL(int, MPI_Get_address, (const void *location, MPI_Aint *address));
 /* MPI-1 calls removed by MPI-3.0, kept (as MPICH keeps them) for old programs. */
 typedef MPI_Comm_errhandler_function MPI_Handler_function;

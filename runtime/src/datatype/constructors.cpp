@@ -35,6 +35,36 @@ class MapBuilder {
     TypeMap map_;
 };
 
+// Appends the units of a type's pieces to its signature (datatype.hpp),
+// merging runs of one basic type and nesting the repeated signature of a
+// mixed old type instead of copying it `count` times.
+class SignatureBuilder {
+  public:
+    void add(const Type& old, std::size_t count) {
+        if (count == 0 || old.elements == 0) return;
+        if (!old.signature) {
+            append({old.base, nullptr, count * old.elements});
+        } else if (count == 1) {
+            for (const Signature::Run& run : old.signature->runs) append(run);
+        } else {
+            signature_.runs.push_back({MPI_DATATYPE_NULL, old.signature, count});
+        }
+    }
+    std::shared_ptr<const Signature> take() {
+        return std::make_shared<const Signature>(std::move(signature_));
+    }
+
+  private:
+    void append(const Signature::Run& run) {
+        std::vector<Signature::Run>& runs = signature_.runs;
+        if (!run.nested && !runs.empty() && !runs.back().nested && runs.back().basic == run.basic)
+            runs.back().count += run.count;
+        else
+            runs.push_back(run);
+    }
+    Signature signature_;
+};
+
 // Bounds and layout facts that follow from the map and the extent.
 void finish_layout(Type& type) {
     const TypeMap& map = *type.map;
@@ -73,6 +103,7 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
     Type type;
     type.size = type.packed = type.elements = type.basic_elements = 0;
     MapBuilder builder;
+    SignatureBuilder signature;
     bool first = true, bounded = false;
     std::ptrdiff_t lb = 0, ub = 0;
     for (const Piece& piece : pieces) {
@@ -96,6 +127,7 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
             return MPI_ERR_COUNT;
         type.elements += piece.count * old.elements;
         type.basic_elements += piece.count * old.basic_elements;
+        signature.add(old, piece.count);
         const std::ptrdiff_t extent = old.extent;
         const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(piece.count - 1) * extent;
         const std::ptrdiff_t piece_lb =
@@ -121,7 +153,10 @@ int create_from_pieces(std::span<const Piece> pieces, bool is_struct, const std:
                 if (!builder.add(block)) return MPI_ERR_INTERN;
             }
     }
-    if (type.base == MPI_DATATYPE_NULL) type.family = Family::none;
+    if (type.base == MPI_DATATYPE_NULL) {
+        type.family = Family::none;
+        type.signature = signature.take();
+    }
     type.lb = lb;
     // Below zero only with members of negative extent (as MPICH computes it).
     std::ptrdiff_t extent = ub - lb;

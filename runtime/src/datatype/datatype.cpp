@@ -116,6 +116,9 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<double>(MPI_REAL8, Family::floating, "MPI_REAL8"),
         basic<std::complex<float>>(MPI_COMPLEX8, Family::complex, "MPI_COMPLEX8"),
         basic<std::complex<double>>(MPI_COMPLEX16, Family::complex, "MPI_COMPLEX16"),
+        basic<Real16>(MPI_REAL16, Family::floating, "MPI_REAL16"),
+        basic<Complex32>(MPI_COMPLEX32, Family::complex, "MPI_COMPLEX32"),
+        basic<Integer16>(MPI_INTEGER16, Family::fortran_integer, "MPI_INTEGER16"),
     };
     for (const Type& type : all) t[type.handle & kIndexMask] = type;
     return t;
@@ -167,11 +170,16 @@ int commit(MPI_Datatype handle) {
 }
 
 int free_type(MPI_Datatype handle) {
+    // An f90_type is never freed, so its flag cannot change between the two calls.
+    const Type* type = derived_types().find(handle);
+    if (type == nullptr || type->predefined) return MPI_ERR_TYPE;
     return derived_types().remove(handle) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 std::size_t derived_count() {
-    return derived_types().live();
+    // Counted first: the table holds each f90 type before its count does.
+    const std::size_t f90_types = f90_type_count();
+    return derived_types().live() - f90_types;
 }
 
 }  // namespace si::datatype

@@ -18,7 +18,9 @@
 // element-wise on the packed form; a mixed one takes only user operators.
 //
 // Lookup of a predefined type is a range check and an array index, with no
-// lock: every send does it. Derived types live in a table behind a mutex.
+// lock: every send does it. Derived types live in a table behind a mutex, and
+// so do the types of Fortran kinds (MPI_Type_create_f90_*), which are
+// predefined but made on request.
 #pragma once
 
 #include <cstddef>
@@ -37,10 +39,10 @@ namespace si::datatype {
 enum class Family : std::uint8_t {
     none,            // no predefined reduction applies (MPI_WCHAR)
     c_integer,       // [signed/unsigned] char, short, int, long, long long, [u]intN_t
-    fortran_integer, // INTEGER, INTEGER1..8
+    fortran_integer, // INTEGER, INTEGER1..16
     floating,        // float, double, long double, REAL, DOUBLE PRECISION, REALn
     logical,         // C _Bool, Fortran LOGICAL
-    complex,         // float/double/long double _Complex, COMPLEX, DOUBLE COMPLEX
+    complex,         // float/double/long double _Complex, COMPLEX, DOUBLE COMPLEX, COMPLEXn
     byte,            // MPI_BYTE
     multi_language,  // MPI_AINT, MPI_OFFSET, MPI_COUNT
     pair,            // value-index pairs for MPI_MAXLOC / MPI_MINLOC
@@ -66,6 +68,7 @@ inline std::byte* at(const void* buffer, std::ptrdiff_t offset) {
 }
 
 struct Envelope;
+struct Signature;
 
 struct Type {
     MPI_Datatype handle = MPI_DATATYPE_NULL;
@@ -91,6 +94,9 @@ struct Type {
     std::shared_ptr<const TypeMap> map;
     // Derived types only: how the program built it (MPI_Type_get_envelope).
     std::shared_ptr<const Envelope> envelope;
+    // Types of mixed basic types only (base is MPI_DATATYPE_NULL): which basic
+    // type each unit is. A type of one basic type is `elements` units of `base`.
+    std::shared_ptr<const Signature> signature;
 
     // Bytes a message of `count` items occupies packed and on the wire.
     std::size_t bytes(std::size_t count) const { return count * packed; }
@@ -99,6 +105,20 @@ struct Type {
     std::byte* data(void* buffer) const { return at(buffer, true_lb); }
     // The type map; a predefined type's is built on the fly.
     std::span<const Block> blocks(Block& storage) const;
+};
+
+// The basic types of one item's units in type-map order (the standard's type
+// signature), for what depends on each unit's type beyond its size: the
+// external32 representation. A run is `count` units of a basic type, or
+// `count` passes over a nested signature, so that an array of structs stays
+// as small as its description where its type map does not.
+struct Signature {
+    struct Run {
+        MPI_Datatype basic = MPI_DATATYPE_NULL;  // MPI_DATATYPE_NULL: nested
+        std::shared_ptr<const Signature> nested;
+        std::size_t count = 0;
+    };
+    std::vector<Run> runs;
 };
 
 // A derived type's constructor and its arguments, as MPI_Type_get_contents
@@ -120,9 +140,18 @@ struct ValueIndex {
     I index;
 };
 
+// gfortran's REAL(16), COMPLEX(16) and INTEGER(16) on x86-64 (MPI_REAL16,
+// MPI_COMPLEX32, MPI_INTEGER16): IEEE binary128, a pair of them with C's
+// complex arithmetic (GCC's built-in complex type, as gfortran's; std::complex
+// is specified for the standard floating types only), and a 128-bit integer.
+// GCC extensions, which ISO C++'s type traits do not know
+// (std::is_floating_point_v<Real16> is false).
+using Real16 = __float128;
+typedef _Complex float __attribute__((mode(TC))) Complex32;
+using Integer16 = __int128;
+
 // Handle indices of the predefined types run from 1 to kPredefinedCount - 1.
-inline constexpr int kPredefinedCount =
-    (MPI_COMPLEX16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
+inline constexpr int kPredefinedCount = (MPI_INTEGER16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
 
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
 // created handle, or a handle of another kind. The pointer stays valid for the
@@ -176,15 +205,44 @@ std::size_t elements_in(const Type& type, std::size_t bytes);
 // `elements` basic elements of items of this type.
 std::size_t bytes_for_elements(const Type& type, std::size_t elements);
 
+// The external32 representation (external32.cpp; MPI-3.1 section 13.5.2),
+// what MPI_Pack_external writes: each basic element big-endian in the
+// standard's size for its type whatever the native one (MPI_LONG is 4 bytes,
+// MPI_LONG_DOUBLE an IEEE binary128), elements back to back without padding
+// (a pair type is its value, then its index). No type is larger there than
+// packed natively. pack_external32 writes external32_bytes(type, count) bytes
+// for `count` items at `buffer`; unpack_external32 reads as many.
+std::size_t external32_bytes(const Type& type, std::size_t count);
+void pack_external32(const Type& type, const void* buffer, std::size_t count, void* out);
+void unpack_external32(const Type& type, const void* in, std::size_t count, void* buffer);
+
+// Fortran's parameterised types (fortran_kinds.cpp; MPI-3.1 section 17.2.5)
+// with the kinds gfortran has on x86-64: REAL(4, 8, 10, 16), COMPLEX of
+// those, INTEGER(1, 2, 4, 8, 16). f90_type gives the type of
+// MPI_Type_create_f90_real, _complex or _integer (`combiner` says which; p
+// is ignored for an integer): the smallest kind with at least p decimal
+// digits and exponent range r, MPI_UNDEFINED asking for nothing. One handle
+// per (combiner, p, r), made at the first request: a predefined, committed
+// type laid out as the kind's predefined type, never freed, whose envelope
+// holds p and r. MPI_ERR_ARG if no kind is large enough, and f90_error says
+// why (empty if one is).
+[[nodiscard]] int f90_type(int combiner, int p, int r, MPI_Datatype& out);
+std::string f90_error(int combiner, int p, int r);
+// MPI_Type_match_size: the predefined type of a typeclass (MPI_TYPECLASS_*)
+// and size in bytes, or MPI_DATATYPE_NULL.
+MPI_Datatype match_size(int typeclass, int size);
+
 // MPI_Type_commit: MPI_ERR_TYPE for an invalid handle; committing a
 // predefined or already committed type does nothing.
 [[nodiscard]] int commit(MPI_Datatype handle);
 
-// MPI_Type_free: MPI_ERR_TYPE for an invalid handle or a predefined type.
+// MPI_Type_free: MPI_ERR_TYPE for an invalid handle or a predefined type
+// (f90_type's included).
 // Types built from this one are not affected.
 [[nodiscard]] int free_type(MPI_Datatype handle);
 
-// Derived types currently alive (for leak reports at finalize and tests).
+// Derived types the program made and has not freed (for leak reports at
+// finalize and tests).
 std::size_t derived_count();
 
 }  // namespace si::datatype

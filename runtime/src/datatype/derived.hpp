@@ -1,5 +1,6 @@
 // Inside the datatype layer: the table derived types live in, shared by the
-// lookups (datatype.cpp) and the constructors (constructors.cpp).
+// lookups (datatype.cpp), the constructors (constructors.cpp) and the types
+// of Fortran kinds (fortran_kinds.cpp).
 #pragma once
 
 #include <string>
@@ -13,5 +14,8 @@ HandleTable<Type>& derived_types();
 
 // A derived type's name, cut to MPI_MAX_OBJECT_NAME so deep nesting stays readable.
 std::string short_name(std::string name);
+
+// The types f90_type made (fortran_kinds.cpp): in the table, but predefined.
+std::size_t f90_type_count();
 
 }  // namespace si::datatype

@@ -39,6 +39,10 @@ struct Arithmetic<T, true> {
     using type =
         std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 };
+template <>
+struct Arithmetic<Integer16> {  // not std::is_integral_v in ISO C++
+    using type = unsigned __int128;
+};
 template <typename T>
 using arithmetic_t = typename Arithmetic<T>::type;
 
@@ -169,11 +173,12 @@ constexpr Row floating_row() {
     return r;
 }
 
-template <typename T>
+// C is std::complex<float> (and double, long double) or Complex32.
+template <typename C>
 constexpr Row complex_row() {
     Row r{};
-    r[op_index(MPI_SUM)] = &elementwise<std::complex<T>, Sum>;
-    r[op_index(MPI_PROD)] = &elementwise<std::complex<T>, Prod>;
+    r[op_index(MPI_SUM)] = &elementwise<C, Sum>;
+    r[op_index(MPI_PROD)] = &elementwise<C, Prod>;
     return r;
 }
 
@@ -233,9 +238,9 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_FLOAT, floating_row<float>());
     set(MPI_DOUBLE, floating_row<double>());
     set(MPI_LONG_DOUBLE, floating_row<long double>());
-    set(MPI_C_FLOAT_COMPLEX, complex_row<float>());
-    set(MPI_C_DOUBLE_COMPLEX, complex_row<double>());
-    set(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<long double>());
+    set(MPI_C_FLOAT_COMPLEX, complex_row<std::complex<float>>());
+    set(MPI_C_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
+    set(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<std::complex<long double>>());
     set(MPI_C_BOOL, logical_row<bool>());
     set(MPI_BYTE, byte_row());
     set(MPI_FLOAT_INT, pair_row<float>());
@@ -254,10 +259,13 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_REAL4, floating_row<float>());
     set(MPI_DOUBLE_PRECISION, floating_row<double>());
     set(MPI_REAL8, floating_row<double>());
-    set(MPI_COMPLEX, complex_row<float>());
-    set(MPI_COMPLEX8, complex_row<float>());
-    set(MPI_DOUBLE_COMPLEX, complex_row<double>());
-    set(MPI_COMPLEX16, complex_row<double>());
+    set(MPI_COMPLEX, complex_row<std::complex<float>>());
+    set(MPI_COMPLEX8, complex_row<std::complex<float>>());
+    set(MPI_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
+    set(MPI_COMPLEX16, complex_row<std::complex<double>>());
+    set(MPI_REAL16, floating_row<Real16>());
+    set(MPI_COMPLEX32, complex_row<Complex32>());
+    set(MPI_INTEGER16, multi_language_row<Integer16>());
     set(MPI_LOGICAL, logical_row<std::int32_t>());
     set(MPI_2INTEGER, pair_row<std::int32_t>());
     set(MPI_2REAL, pair_row<float, float>());

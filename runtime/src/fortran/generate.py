@@ -25,14 +25,14 @@ import re
 import subprocess
 import sys
 
-# Written by hand in handwritten.cpp: strings, 1-based indices, functions
-# returning values, attribute values, MPI_Init's arguments.
+# Written by hand in handwritten.cpp: strings returned, info keys and values
+# (leading blanks go too), 1-based indices, functions returning values,
+# attribute values, MPI_Init's arguments. Other input strings are generated.
 HANDWRITTEN = {
     "MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Pcontrol",
     "MPI_Aint_add", "MPI_Aint_diff",
     "MPI_Get_processor_name", "MPI_Get_library_version", "MPI_Error_string",
-    "MPI_Add_error_string", "MPI_Comm_set_name", "MPI_Comm_get_name",
-    "MPI_Type_set_name", "MPI_Type_get_name", "MPI_Info_set", "MPI_Info_get",
+    "MPI_Comm_get_name", "MPI_Type_get_name", "MPI_Info_set", "MPI_Info_get",
     "MPI_Info_get_valuelen", "MPI_Info_delete", "MPI_Info_get_nthkey",
     "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome",
     "MPI_Buffer_detach", "MPI_Info_get_string", "MPI_Info_create_env",
@@ -47,7 +47,7 @@ HANDWRITTEN = {
     "MPI_Type_set_attr", "MPI_Type_get_attr",
     "MPI_Win_create_keyval", "MPI_Win_set_attr", "MPI_Win_get_attr",
     # handwritten.cpp: names; window memory returned as an address
-    "MPI_Win_set_name", "MPI_Win_get_name", "MPI_Win_allocate", "MPI_Win_allocate_shared",
+    "MPI_Win_get_name", "MPI_Win_allocate", "MPI_Win_allocate_shared",
     "MPI_Win_shared_query",
 }
 # No Fortran binding (beside the C-only MPI_*_f2c/c2f conversions): none today.
@@ -91,6 +91,7 @@ class Binding:
     def __init__(self, name, params):
         self.name = name
         self.fparams, self.args, self.locals, self.decls = [], [], [], []
+        self.lengths = []  # of CHARACTER arguments: hidden, after all others
         self.choice = False
         count = next((n for t, n, s in params if t == "int" and n in ("count", "incount")), None)
         for ctype, pname, suffix in params:
@@ -124,6 +125,11 @@ class Binding:
             self.locals.append(f"si::fortran::StatusArray {name}_c({name}, *{count});")
             self.args.append(f"{name}_c.get()")
             self.decls.append((f"integer, dimension(MPI_STATUS_SIZE, *) :: {name}", name))
+        elif (ctype, suffix) in (("const char", "[]"), ("const char *", "")):
+            self.fparams.append(f"const char* {name}")
+            self.lengths.append(f"std::size_t {name}_length")
+            self.args.append(f"si::fortran::string_in({name}, {name}_length).c_str()")
+            self.decls.append((f"character(len=*) :: {name}", name))
         elif suffix == "[][3]":
             self.fparams.append(f"MPI_Fint (*{name})[3]")
             self.args.append(name)
@@ -150,7 +156,7 @@ class Binding:
 
     def cpp(self):
         lower = self.name.lower()
-        params = ", ".join(self.fparams + ["MPI_Fint* ierr"])
+        params = ", ".join(self.fparams + ["MPI_Fint* ierr"] + self.lengths)
         body = "".join(f"    {line}\n" for line in self.locals)
         body += f"    *ierr = {self.name}({', '.join(self.args)});\n"
         return (f"void p{lower}_({params}) {{\n{body}}}\n"

@@ -1,8 +1,8 @@
-// The Fortran entry points generate.py leaves to hand: those with CHARACTER
-// arguments (a hidden length each, after all others, and blank padding),
-// 1-based indices, function results and MPI_Init's missing arguments
-// (attributes: attributes.cpp). Same convention as the generated ones: pmpi_x_ calls
-// MPI_x, mpi_x_ is its weak alias.
+// The Fortran entry points generate.py leaves to hand: those returning
+// CHARACTER data (blank-padded) or taking info keys and values (leading
+// blanks dropped too), 1-based indices, function results and MPI_Init's
+// missing arguments (attributes: attributes.cpp). Same convention as the
+// generated ones: pmpi_x_ calls MPI_x, mpi_x_ is its weak alias.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -12,7 +12,6 @@
 #include "fortran/arguments.hpp"
 
 using si::fortran::info_string_in;
-using si::fortran::string_in;
 using si::fortran::string_out;
 
 namespace {
@@ -139,18 +138,6 @@ void pmpi_error_string_(const MPI_Fint* errorcode, char* string, MPI_Fint* resul
 }
 #pragma weak mpi_error_string_ = pmpi_error_string_
 
-void pmpi_add_error_string_(const MPI_Fint* errorcode, const char* string, MPI_Fint* ierr,
-                            std::size_t string_length) {
-    *ierr = MPI_Add_error_string(*errorcode, string_in(string, string_length).c_str());
-}
-#pragma weak mpi_add_error_string_ = pmpi_add_error_string_
-
-void pmpi_comm_set_name_(const MPI_Fint* comm, const char* name, MPI_Fint* ierr,
-                         std::size_t name_length) {
-    *ierr = MPI_Comm_set_name(*comm, string_in(name, name_length).c_str());
-}
-#pragma weak mpi_comm_set_name_ = pmpi_comm_set_name_
-
 void pmpi_comm_get_name_(const MPI_Fint* comm, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
                          std::size_t name_length) {
     std::string text(MPI_MAX_OBJECT_NAME, '\0');
@@ -160,12 +147,6 @@ void pmpi_comm_get_name_(const MPI_Fint* comm, char* name, MPI_Fint* resultlen, 
 }
 #pragma weak mpi_comm_get_name_ = pmpi_comm_get_name_
 
-void pmpi_type_set_name_(const MPI_Fint* datatype, const char* name, MPI_Fint* ierr,
-                         std::size_t name_length) {
-    *ierr = MPI_Type_set_name(*datatype, string_in(name, name_length).c_str());
-}
-#pragma weak mpi_type_set_name_ = pmpi_type_set_name_
-
 void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
                          std::size_t name_length) {
     std::string text(MPI_MAX_OBJECT_NAME, '\0');
@@ -174,12 +155,6 @@ void pmpi_type_get_name_(const MPI_Fint* datatype, char* name, MPI_Fint* resultl
                 ierr);
 }
 #pragma weak mpi_type_get_name_ = pmpi_type_get_name_
-
-void pmpi_win_set_name_(const MPI_Fint* win, const char* name, MPI_Fint* ierr,
-                        std::size_t name_length) {
-    *ierr = MPI_Win_set_name(*win, string_in(name, name_length).c_str());
-}
-#pragma weak mpi_win_set_name_ = pmpi_win_set_name_
 
 void pmpi_win_get_name_(const MPI_Fint* win, char* name, MPI_Fint* resultlen, MPI_Fint* ierr,
                         std::size_t name_length) {

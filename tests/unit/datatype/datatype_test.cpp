@@ -124,6 +124,9 @@ const Expected kExpected[] = {
     SI_BASIC(MPI_REAL8, double),
     SI_BASIC(MPI_COMPLEX8, std::complex<float>),
     SI_BASIC(MPI_COMPLEX16, std::complex<double>),
+    SI_BASIC(MPI_REAL16, __float128),
+    SI_BASIC(MPI_COMPLEX32, std::complex<__float128>),
+    SI_BASIC(MPI_INTEGER16, __int128),
 };
 
 #undef SI_BASIC
@@ -177,7 +180,7 @@ TEST(Datatype, InvalidHandlesAreNotFound) {
     EXPECT_EQ(lookup(MPI_REQUEST_NULL), nullptr);
     EXPECT_EQ(lookup(0), nullptr);
     EXPECT_EQ(lookup(-1), nullptr);
-    EXPECT_EQ(lookup(MPI_COMPLEX16 + 1), nullptr);
+    EXPECT_EQ(lookup(MPI_INTEGER16 + 1), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 64), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | ((1 << SI_HANDLE_KIND_SHIFT) - 1)), nullptr);
 }

@@ -84,6 +84,9 @@ Group group_of(MPI_Datatype type) {
         {MPI_2INTEGER, Group::pair},
         {MPI_2REAL, Group::pair},
         {MPI_2DOUBLE_PRECISION, Group::pair},
+        {MPI_REAL16, Group::floating},
+        {MPI_COMPLEX32, Group::complex},
+        {MPI_INTEGER16, Group::fortran_integer},
     };
     const auto it = groups.find(type);
     return it == groups.end() ? Group::none : it->second;  // MPI_WCHAR, MPI_PACKED, ...
@@ -116,6 +119,12 @@ const MPI_Op kOps[] = {MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_
 
 // ---- serial references ------------------------------------------------------------
 
+// The standard's traits, and GCC's 128-bit types, which they leave out in ISO C++.
+template <typename T>
+constexpr bool is_integer = std::is_integral_v<T> || std::is_same_v<T, Integer16>;
+template <typename T>
+constexpr bool is_real = std::is_floating_point_v<T> || std::is_same_v<T, Real16>;
+
 template <typename T>
 T reference(MPI_Op op, T a, T b) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -127,7 +136,7 @@ T reference(MPI_Op op, T a, T b) {
             case MPI_LXOR:
                 return a != b;
         }
-    } else if constexpr (std::is_integral_v<T>) {
+    } else if constexpr (is_integer<T>) {
         switch (op) {
             case MPI_MAX:
                 return std::max(a, b);
@@ -150,7 +159,7 @@ T reference(MPI_Op op, T a, T b) {
             case MPI_BXOR:
                 return static_cast<T>(a ^ b);
         }
-    } else if constexpr (std::is_floating_point_v<T>) {
+    } else if constexpr (is_real<T>) {
         switch (op) {
             case MPI_MAX:
                 return std::max(a, b);
@@ -161,7 +170,7 @@ T reference(MPI_Op op, T a, T b) {
             case MPI_PROD:
                 return a * b;
         }
-    } else {  // std::complex
+    } else {  // std::complex, Complex32
         switch (op) {
             case MPI_SUM:
                 return a + b;
@@ -180,13 +189,19 @@ T value(int i, int salt) {
     const int k = (i * 7 + salt * 3) % 13;
     if constexpr (std::is_same_v<T, bool>)
         return k % 3 == 0;
-    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    else if constexpr ((std::is_integral_v<T> && std::is_signed_v<T>) ||
+                       std::is_same_v<T, Integer16>)
         return static_cast<T>(k - 6);
     else if constexpr (std::is_integral_v<T>)
         return static_cast<T>(k);
-    else if constexpr (std::is_floating_point_v<T>)
+    else if constexpr (is_real<T>)
         return static_cast<T>(k - 6) * T(0.375);
-    else
+    else if constexpr (std::is_same_v<T, Complex32>) {
+        Complex32 c;
+        __real__ c = Real16(k - 6) * 0.5f;
+        __imag__ c = Real16(k % 4) - 1.5f;
+        return c;
+    } else
         return T(typename T::value_type(k - 6) * 0.5f, typename T::value_type(k % 4) - 1.5f);
 }
 
@@ -326,6 +341,12 @@ void with_c_type(MPI_Datatype handle, Fn&& fn) {
         case MPI_DOUBLE_COMPLEX:
         case MPI_COMPLEX16:
             return fn(Is<std::complex<double>>{});
+        case MPI_REAL16:
+            return fn(Is<Real16>{});
+        case MPI_COMPLEX32:
+            return fn(Is<Complex32>{});
+        case MPI_INTEGER16:
+            return fn(Is<Integer16>{});
         default:
             FAIL() << "no C type for handle " << handle;
     }
@@ -400,8 +421,8 @@ TEST(Op, EveryPairAgainstTheStandardAndAReference) {
     }
     // 19 C integer (MPI_CHAR included, as MPICH) x 10 + 3 floating x 4 + 3 complex
     // x 2 + bool x 3 + byte x 3 + 3 multi-language x 7 + 6 pairs x 2, and Fortran's:
-    // 5 integer x 7 + 4 real x 4 + 4 complex x 2 + LOGICAL x 3 + 3 pairs x 2.
-    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 21 + 12 + 35 + 16 + 8 + 3 + 6);
+    // 6 integer x 7 + 5 real x 4 + 5 complex x 2 + LOGICAL x 3 + 3 pairs x 2.
+    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 21 + 12 + 42 + 20 + 10 + 3 + 6);
 }
 
 TEST(Op, MessagesNameOperatorTypeAndDomain) {
