@@ -271,6 +271,14 @@ void integer_address(int rc, MPI_Aint value, MPI_Fint* out, MPI_Fint* ierr) {
     if (*out != value) *ierr = MPI_ERR_ARG;
 }
 
+// MPI_Type_extent, _lb and _ub.
+void type_query(int (*query)(MPI_Datatype, MPI_Aint*), MPI_Datatype datatype, MPI_Fint* out,
+                MPI_Fint* ierr) {
+    MPI_Aint value = 0;
+    const int rc = query(datatype, &value);
+    integer_address(rc, value, out, ierr);
+}
+
 void pmpi_address_(void* location, MPI_Fint* address, MPI_Fint* ierr) {
     MPI_Aint value = 0;
     const int rc = MPI_Address(si::fortran::buffer(location), &value);
@@ -279,23 +287,17 @@ void pmpi_address_(void* location, MPI_Fint* address, MPI_Fint* ierr) {
 #pragma weak mpi_address_ = pmpi_address_
 
 void pmpi_type_extent_(const MPI_Fint* datatype, MPI_Fint* extent, MPI_Fint* ierr) {
-    MPI_Aint value = 0;
-    const int rc = MPI_Type_extent(*datatype, &value);
-    integer_address(rc, value, extent, ierr);
+    type_query(MPI_Type_extent, *datatype, extent, ierr);
 }
 #pragma weak mpi_type_extent_ = pmpi_type_extent_
 
 void pmpi_type_lb_(const MPI_Fint* datatype, MPI_Fint* displacement, MPI_Fint* ierr) {
-    MPI_Aint value = 0;
-    const int rc = MPI_Type_lb(*datatype, &value);
-    integer_address(rc, value, displacement, ierr);
+    type_query(MPI_Type_lb, *datatype, displacement, ierr);
 }
 #pragma weak mpi_type_lb_ = pmpi_type_lb_
 
 void pmpi_type_ub_(const MPI_Fint* datatype, MPI_Fint* displacement, MPI_Fint* ierr) {
-    MPI_Aint value = 0;
-    const int rc = MPI_Type_ub(*datatype, &value);
-    integer_address(rc, value, displacement, ierr);
+    type_query(MPI_Type_ub, *datatype, displacement, ierr);
 }
 #pragma weak mpi_type_ub_ = pmpi_type_ub_
 
