@@ -38,9 +38,13 @@ bool Engine::try_direct_write(Request* send) {
     transport::Transport& transport = *transport_of_[send->peer];
     // The RTS must be the only message of ours the receiver has not taken:
     // nothing queued here behind a full ring (the RTS itself, or a message
-    // another thread sent), one message in the ring.
+    // another thread sent), one message in the ring, and that message this
+    // send's RTS. (Otherwise it may be a later send's RTS while this one's is
+    // already matched at the receiver: the claim would take the later send's
+    // receive, and this send get a FIN besides; OSU 7.4's osu_bw -c hung so.)
     if (!transport.capabilities().direct_write || !queued_[send->peer].empty() ||
-        transport.messages_in_flight(send->peer) != 1)
+        transport.messages_in_flight(send->peer) != 1 ||
+        last_sent_[static_cast<std::size_t>(send->peer)] != send->wire_id())
         return false;
     const std::optional<DirectTarget> target = observer_->claim_receive(send->peer, send->tuple.pack());
     if (!target) return false;

@@ -46,7 +46,8 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
       transport_of_(std::move(transport_of)),
       lock_(lock),
       options_(options),
-      queued_(transport_of_.size()) {
+      queued_(transport_of_.size()),
+      last_sent_(transport_of_.size(), 0) {
     set_aside_.reserve(kSetAsideInSignal);
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
@@ -290,6 +291,7 @@ void Engine::sent(const Outgoing& item, transport::Result result) {
         complete(request);
         return;
     }
+    last_sent_[static_cast<std::size_t>(item.peer)] = request == nullptr ? 0 : request->wire_id();
     if (request == nullptr) return;
     if (request->tuple.kind == MessageKind::eager) {
         complete(request);

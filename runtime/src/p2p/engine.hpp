@@ -380,6 +380,10 @@ class Engine final : private transport::Events {
     // Sends that found no free slot at their peer, per peer in order, so that
     // nothing behind them overtakes them.
     std::vector<std::deque<Outgoing>> queued_;
+    // Per peer, the wire id of the send whose message went to it last (0 for
+    // a control message): a direct write is only for the send whose RTS is
+    // that message (direct.cpp).
+    std::vector<std::uint64_t> last_sent_;
     std::vector<int> peers_with_queue_;
     Stats stats_;
     // What a rendezvous send has taken from its RTS to its FIN, per byte
