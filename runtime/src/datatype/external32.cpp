@@ -21,31 +21,14 @@ constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
 // Native packed bytes converted at a time for a non-contiguous type.
 constexpr std::size_t kChunkBytes = 64 * 1024;
 
-template <std::size_t N>
-struct UnsignedOf;
-template <>
-struct UnsignedOf<1> {
-    using type = std::uint8_t;
-};
-template <>
-struct UnsignedOf<2> {
-    using type = std::uint16_t;
-};
-template <>
-struct UnsignedOf<4> {
-    using type = std::uint32_t;
-};
-template <>
-struct UnsignedOf<8> {
-    using type = std::uint64_t;
-};
-template <>
-struct UnsignedOf<16> {
-    using type = unsigned __int128;
-};
 // The unsigned integer of N bytes, which holds the bits of any N-byte element.
 template <std::size_t N>
-using unsigned_of = typename UnsignedOf<N>::type;
+using unsigned_of = std::conditional_t<
+    N == 1, std::uint8_t,
+    std::conditional_t<N == 2, std::uint16_t,
+                       std::conditional_t<N == 4, std::uint32_t,
+                                          std::conditional_t<N == 8, std::uint64_t,
+                                                             unsigned __int128>>>>;
 
 // `bits` in big-endian byte order, or back: its own inverse.
 template <typename U>
