@@ -3,6 +3,7 @@
 // runtime lacks the nonblocking collectives) does not stop the rest, and their
 // tables ("# Size   Latency (us)") read into rows.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -90,15 +91,29 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
             columns.clear();
             continue;
         }
+        // OMB 7's -c adds a last column, Validation, of words (Pass/Fail;
+        // one-sided: passed/failed): a failed size fails the run.
+        std::vector<std::string> cells = words;
+        const bool validated = header.find("Validation") != std::string::npos;
+        if (validated && !to_number(cells.back())) {
+            std::string verdict = cells.back();
+            std::transform(verdict.begin(), verdict.end(), verdict.begin(),
+                           [](unsigned char c) { return std::tolower(c); });
+            if (verdict.starts_with("fail") && output.failure.empty())
+                output.failure = fmt::format("{}: OSU's validation failed at size {}",
+                                             context.benchmark, cells.front());
+            cells.pop_back();
+        }
         std::vector<double> values;
-        for (const auto& word : words) {
+        for (const auto& word : cells) {
             const auto number = to_number(word);
             if (!number) break;
             values.push_back(*number);
         }
-        if (values.size() != words.size()) continue;  // a launcher's or runtime's message
+        if (values.size() != cells.size()) continue;  // a launcher's or runtime's message
         if (columns.empty()) {
             columns = split_columns(header);
+            std::erase(columns, std::string("Validation"));
             if (columns.size() != values.size()) {
                 output.notes.push_back(
                     fmt::format("{}: a table with {} columns under the header '{}' was not read",
@@ -135,7 +150,8 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
             output.rows.push_back(std::move(row));
         }
     }
-    if (output.rows.empty()) output.failure = "no OSU result table in the output";
+    if (output.rows.empty() && output.failure.empty())
+        output.failure = "no OSU result table in the output";
     return output;
 }
 
@@ -228,8 +244,11 @@ class OsuDriver final : public SuiteDriver {
     std::vector<std::string> program(const std::string& binary, const std::string&, int,
                                      const std::vector<std::string>& args) const override {
         std::vector<std::string> argv = {binary};
-        // Collectives print min, max and the iteration count only with -f.
-        const bool collective = fs::path(binary).parent_path().filename() == "collective";
+        // Collectives print min, max and the iteration count only with -f
+        // (OMB 5: .../collective/osu_x; OMB 7: .../collective/blocking/osu_x).
+        const fs::path path(binary);
+        const bool collective =
+            std::find(path.begin(), path.end(), fs::path("collective")) != path.end();
         if (collective && std::find(args.begin(), args.end(), "-f") == args.end())
             argv.push_back("-f");
         argv.insert(argv.end(), args.begin(), args.end());

@@ -107,6 +107,21 @@ TEST(SibenchSuitesOsu, LauncherMessagesBetweenLinesAreSkipped) {
     EXPECT_EQ(output.rows.size(), 24u);
 }
 
+// OMB 7.4 with -c: a Validation column of words after the numbers.
+TEST(SibenchSuitesOsu, ValidationColumnIsReadAndAFailFailsTheRun) {
+    const std::string text = suite_fixture("osu74_latency_validated.simpi-none.txt");
+    const auto output = parse_osu_output(text, run_context("osu_latency", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    ASSERT_EQ(output.rows.size(), 21u) << "1 B .. 1 MiB";
+    EXPECT_EQ(output.rows.front().metric, "latency_mean");
+    EXPECT_DOUBLE_EQ(output.rows.front().value, 0.59);
+    std::string failed = text;
+    failed.replace(failed.rfind("Pass"), 4, "Fail");
+    const auto bad = parse_osu_output(failed, run_context("osu_latency", "simpi-none", 2));
+    EXPECT_EQ(bad.failure, "osu_latency: OSU's validation failed at size 1048576");
+    EXPECT_EQ(bad.rows.size(), 21u);
+}
+
 TEST(SibenchSuitesOsu, NoTableIsAFailure) {
     const auto output = parse_osu_output("This test requires exactly two processes\n",
                                          run_context("osu_latency", "mpich", 4));
