@@ -219,12 +219,14 @@ int main(int argc, char** argv) {
         command
             ->add_option("--benchmarks", build ? sbo.benchmarks : srr.benchmarks,
                          "osu_latency,osu_bw / PingPong,Allreduce / sp.S,cg.W")
-            ->delimiter(',');
+            ->delimiter(',')
+            ->allow_extra_args(false);
         command
             ->add_option("--ranks", build ? sbo.ranks : srr.ranks,
                          build ? "NPB: job sizes to build for (3.3 compiles them in)"
                                : "Job sizes (default 2)")
             ->delimiter(',')
+            ->allow_extra_args(false)
             ->check(CLI::Range(1, 1 << 20));
     }
     suite_build_cmd
@@ -236,9 +238,13 @@ int main(int argc, char** argv) {
     suite_run_cmd
         ->add_option("--configs", srr.configs,
                      "Configurations (default: all): " + valid_config_names())
-        ->delimiter(',');
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    // One comma-separated value each (allow_extra_args(false)): a greedy list
+    // option would swallow the `--` that starts the benchmarks' own arguments.
     suite_run_cmd->add_option("--helpers", srr.helpers, "Helper counts for simpi-smart")
         ->delimiter(',')
+        ->allow_extra_args(false)
         ->check(CLI::Range(1, 64));
     suite_run_cmd->add_option("--timeout", srr.timeout_s, "Seconds per run (default 600)")
         ->check(CLI::PositiveNumber);
