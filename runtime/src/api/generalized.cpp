@@ -74,24 +74,27 @@ int run_free(const Generalized& g) {
     return g.free == nullptr ? MPI_SUCCESS : g.free(g.extra_state);
 }
 
+int run_query(const Generalized& g, MPI_Status* status) {
+    MPI_Status local{};
+    MPI_Status* out = status == MPI_STATUS_IGNORE ? &local : status;
+    return g.query == nullptr ? MPI_SUCCESS : g.query(g.extra_state, out);
+}
+
 }  // namespace
 
+// find() answers at once, without the lock, while the program has none.
 bool is_generalized(const p2p::Request* request) {
-    return registry().live.load(std::memory_order_acquire) != 0 &&
-           find(handle_of(request)) != nullptr;
+    return find(handle_of(request)) != nullptr;
 }
 
 int query_generalized(const p2p::Request* request, MPI_Status* status) {
-    const std::shared_ptr<Generalized> g = find(handle_of(request));
-    MPI_Status local{};
-    MPI_Status* out = status == MPI_STATUS_IGNORE ? &local : status;
-    return g->query == nullptr ? MPI_SUCCESS : g->query(g->extra_state, out);
+    return run_query(*find(handle_of(request)), status);
 }
 
 int finish_generalized(const p2p::Request* request, MPI_Status* status) {
     const MPI_Request handle = handle_of(request);
     const std::shared_ptr<Generalized> g = find(handle);
-    const int queried = query_generalized(request, status);
+    const int queried = run_query(*g, status);
     forget(handle);
     const int freed = run_free(*g);
     return queried != MPI_SUCCESS ? queried : freed;

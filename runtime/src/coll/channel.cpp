@@ -6,19 +6,6 @@
 
 namespace si::coll {
 
-void Channel::fail(int error, const std::string& what) {
-    if (error_ != MPI_SUCCESS) return;
-    error_ = error;
-    if (ctx_.detail != nullptr) *ctx_.detail = what;
-}
-
-void Channel::wait_send(p2p::Request* request) {
-    ctx_.engine.wait(request);
-    const int error = request->result.error;
-    ctx_.engine.release(request);
-    if (error != MPI_SUCCESS) fail(error, "a send of the collective failed");
-}
-
 int check_receive(int rank, const p2p::Completion& result, std::size_t expected,
                   std::string& what) {
     if (result.error == MPI_ERR_TRUNCATE) {
@@ -40,14 +27,6 @@ int check_receive(int rank, const p2p::Completion& result, std::size_t expected,
     return MPI_SUCCESS;
 }
 
-void Channel::wait_recv(p2p::Request* request, std::size_t expected) {
-    ctx_.engine.wait(request);
-    const p2p::Completion result = request->result;
-    ctx_.engine.release(request);
-    std::string what;
-    if (const int error = check_receive(rank(), result, expected, what)) fail(error, what);
-}
-
 int copy_to_self(int rank, void* to, std::size_t capacity, const void* from, std::size_t bytes,
                  std::string& what) {
     copy_bytes(to, from, std::min(capacity, bytes));
@@ -64,11 +43,6 @@ int copy_to_self(int rank, void* to, std::size_t capacity, const void* from, std
         return MPI_ERR_COUNT;
     }
     return MPI_SUCCESS;
-}
-
-void Channel::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
-    std::string what;
-    if (const int error = copy_to_self(rank(), to, capacity, from, bytes, what)) fail(error, what);
 }
 
 }  // namespace si::coll
