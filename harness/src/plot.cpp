@@ -284,6 +284,24 @@ std::vector<Figure> thesis_figures(const ResultIndex& index, const PlotSpec& plo
                 metric_vs_size(index, study, metric), true));
         }
     }
+
+    // Strided messages (microbench/p2p/dtype): a figure per layout, so that each
+    // library's cost of a block size reads against the contiguous figure.
+    if (index.has_study(plots.dtype)) {
+        const int rounds = index.rounds(plots.dtype);
+        const std::string over =
+            rounds > 1 ? fmt::format(", median of {} rounds, min..max", rounds) : ", median";
+        for (const std::string& metric : index.metrics(plots.dtype)) {
+            constexpr std::string_view prefix = "latency_", suffix = "_median";
+            if (!metric.starts_with(prefix) || !metric.ends_with(suffix)) continue;
+            const std::string layout = metric.substr(
+                prefix.size(), metric.size() - prefix.size() - suffix.size());
+            figures.push_back(size_figure(
+                "dtype-" + layout,
+                fmt::format("Strided ping-pong: {} (study {})", layout, plots.dtype),
+                "one-way latency (us)" + over, metric_vs_size(index, plots.dtype, metric), true));
+        }
+    }
     return figures;
 }
 

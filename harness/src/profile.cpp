@@ -364,7 +364,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
 PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
     reader.check_keys(
         table, {"overlap", "latency", "progression", "scalability", "memory", "pingpong",
-                "latency_threads", "progression_sizes", "scalability_sizes", "summary_sizes",
+                "latency_threads", "dtype", "progression_sizes", "scalability_sizes", "summary_sizes",
                 "pingpong_sizes"});
     PlotSpec plots;
     plots.overlap = reader.string(table, "overlap").value_or(plots.overlap);
@@ -375,6 +375,7 @@ PlotSpec make_plots(const Reader& reader, const TablePtr& table) {
     plots.pingpong = reader.string(table, "pingpong").value_or(plots.pingpong);
     plots.latency_threads =
         reader.string(table, "latency_threads").value_or(plots.latency_threads);
+    plots.dtype = reader.string(table, "dtype").value_or(plots.dtype);
     plots.progression_sizes =
         reader.sizes(table, "progression_sizes").value_or(plots.progression_sizes);
     plots.scalability_sizes =

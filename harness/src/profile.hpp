@@ -80,6 +80,7 @@ struct PlotSpec {
     std::string memory = "memory";
     std::string pingpong = "pingpong";
     std::string latency_threads = "latency_threads";
+    std::string dtype = "dtype";
     std::vector<std::uint64_t> progression_sizes = {64 << 10, 1 << 20};
     std::vector<std::uint64_t> scalability_sizes = {32 << 10, 256 << 10};
     std::vector<std::uint64_t> summary_sizes = {64 << 10, 256 << 10, 1 << 20};

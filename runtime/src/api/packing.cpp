@@ -32,6 +32,39 @@ class UnpackReceived final : public p2p::CompletionHook {
     std::unique_ptr<std::byte[]> packed_;
 };
 
+// The list of pieces a receive in pieces keeps until it completes.
+class HoldPieces final : public p2p::CompletionHook {
+  public:
+    explicit HoldPieces(std::vector<transport::Segment> pieces) : pieces_(std::move(pieces)) {}
+    void completed(const p2p::Completion&) override {}
+    std::span<const transport::Segment> segments() const override { return pieces_; }
+
+  private:
+    std::vector<transport::Segment> pieces_;
+};
+
+// The user's memory of `count` items of a non-contiguous type as pieces, or
+// nothing if its runs are too short to receive into one by one.
+std::vector<transport::Segment> pieces_of(const datatype::Type& type, const void* buffer,
+                                          std::size_t count) {
+    datatype::Block storage;
+    const std::span<const datatype::Block> blocks = type.blocks(storage);
+    std::vector<transport::Segment> pieces;
+    if (blocks.empty() || type.packed / blocks.size() < kMinPieceBytes) return pieces;
+    pieces.reserve(blocks.size() * count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::byte* item = datatype::at(buffer, static_cast<std::ptrdiff_t>(i) * type.extent);
+        for (const datatype::Block& block : blocks) {
+            const auto address = reinterpret_cast<std::uint64_t>(datatype::at(item, block.offset));
+            if (!pieces.empty() && pieces.back().address + pieces.back().bytes == address)
+                pieces.back().bytes += block.length;
+            else if (block.length > 0)
+                pieces.push_back(transport::Segment{address, block.length});
+        }
+    }
+    return pieces;
+}
+
 }  // namespace
 
 Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& type)
@@ -50,18 +83,22 @@ std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     return std::make_unique<KeepPacked>(std::move(packed_));
 }
 
-Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents)
+Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,
+                   Pieces pieces)
     : buffer_(buffer), type_(type), data_(nullptr), capacity_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = capacity_ == 0 ? buffer : type.data(buffer);
         return;
     }
+    if (pieces == Pieces::allowed && !keep_contents) pieces_ = pieces_of(type, buffer, count);
+    if (!pieces_.empty()) return;
     packed_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);
     data_ = packed_.get();
     if (keep_contents) datatype::pack(type, buffer, count, packed_.get());
 }
 
 std::unique_ptr<p2p::CompletionHook> Incoming::unpack_when_received() {
+    if (!pieces_.empty()) return std::make_unique<HoldPieces>(std::move(pieces_));
     if (!packed_) return nullptr;
     return std::make_unique<UnpackReceived>(type_, buffer_, capacity_, std::move(packed_));
 }

@@ -1,6 +1,9 @@
 // Messages of any datatype as the engine and the collectives see them: one
 // run of packed bytes (datatype.hpp). A contiguous type's run is the user's
-// memory; any other is packed into, or received into, a scratch copy.
+// memory; any other is packed into, or received into, a scratch copy. A
+// point-to-point receive may instead give the engine the pieces of the
+// user's memory (p2p/segments.hpp) where the engine can read into them
+// (Engine::reads_into_pieces_from) and the type's runs are long enough.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +16,16 @@
 #include "p2p/request.hpp"
 
 namespace si::api {
+
+// Whether the engine may take a receive in pieces (above).
+enum class Pieces : bool { no, allowed };
+
+// A type whose runs are shorter than this on average is received into a
+// scratch copy and unpacked: reading into pieces pays the kernel per piece.
+// On shared memory (microbench/p2p/dtype) pieces of 4 KiB lost to the copy
+// by up to 10 % in 256 KiB - 4 MiB messages; from 16 KiB they won by up to
+// 25 % (README, "Derived datatypes").
+inline constexpr std::size_t kMinPieceBytes = 16 * 1024;
 
 // The bytes to send for `count` items of `type` at `buffer`.
 class Outgoing {
@@ -36,12 +49,14 @@ class Outgoing {
 class Incoming {
   public:
     Incoming(void* buffer, std::size_t count, const datatype::Type& type,
-             bool keep_contents = false);
+             bool keep_contents = false, Pieces pieces = Pieces::no);
+    // Null for a receive in pieces.
     void* data() const { return data_; }
     std::size_t capacity() const { return capacity_; }
     bool packed() const { return packed_ != nullptr; }
-    // For an engine receive: unpacks what arrived when it completes; null if
-    // the data lands in the user's memory directly. Call at most once.
+    // For an engine receive: unpacks what arrived when it completes, or
+    // holds the list of pieces; null if the data lands in one run of the
+    // user's memory. Call at most once.
     std::unique_ptr<p2p::CompletionHook> unpack_when_received();
     // For a collective: unpacks `bytes` received bytes now.
     void unpack(std::size_t bytes) const;
@@ -52,6 +67,7 @@ class Incoming {
     void* data_;
     std::size_t capacity_;
     std::unique_ptr<std::byte[]> packed_;
+    std::vector<transport::Segment> pieces_;
 };
 
 // The per-rank blocks of a vector collective's buffer (MPI_Gatherv,

@@ -31,6 +31,13 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
+Pieces pieces_from(const Communicator& c, int source) {
+    const p2p::Engine& engine = *Runtime::get()->engine;
+    if (source == MPI_PROC_NULL) return Pieces::no;
+    const int world = source == MPI_ANY_SOURCE ? p2p::kAnySource : c.ref().world_of[source];
+    return engine.reads_into_pieces_from(world) ? Pieces::allowed : Pieces::no;
+}
+
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out) {
     Call call(function);
@@ -50,7 +57,7 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    Incoming room(buf, count, *type);
+    Incoming room(buf, count, *type, false, pieces_from(*c, source));
     out = Runtime::get()->engine->irecv(room.data(), room.capacity(), source, tag, c->ref(),
                                         c->p2p_context(), blocking, room.unpack_when_received());
     out->owner = comm;
@@ -168,7 +175,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     si::p2p::Engine& engine = *Runtime::get()->engine;
     // Receive first: a peer doing the same then finds its message expected.
-    Incoming room(recvbuf, recvcount, *rtype);
+    Incoming room(recvbuf, recvcount, *rtype, false, pieces_from(*c, source));
     si::p2p::Request* receive =
         engine.irecv(room.data(), room.capacity(), source, recvtag, c->ref(), c->p2p_context(),
                      true, room.unpack_when_received());

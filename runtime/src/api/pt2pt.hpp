@@ -8,6 +8,7 @@
 
 #include "api/communicator.hpp"
 #include "api/errors.hpp"
+#include "api/packing.hpp"
 #include "datatype/datatype.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
@@ -19,6 +20,10 @@ int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, in
                MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
 int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
+
+// Whether a receive from communicator rank `source` (MPI_ANY_SOURCE
+// included) may lie in pieces of the user's memory (api/packing.hpp).
+Pieces pieces_from(const Communicator& c, int source);
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);

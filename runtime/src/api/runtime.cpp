@@ -180,6 +180,7 @@ void Runtime::bring_up() {
     p2p::Engine::Options engine_options{settings.eager_limit,
                                         std::chrono::microseconds(settings.wait_spin_us)};
     engine_options.direct_write = settings.direct_write;
+    engine_options.receive_in_pieces = settings.receive_in_pieces;
     engine_options.background_rounds = settings.background_rounds;
     engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
@@ -300,6 +301,7 @@ void Runtime::write_stats() const {
         {"rendezvous_bytes", s.rendezvous_bytes},
         {"rdma_reads", s.rdma_reads},
         {"rdma_read_bytes", s.rdma_read_bytes},
+        {"piecewise_reads", s.piecewise_reads},
         {"rma_writes", s.rma_writes},
         {"rma_write_bytes", s.rma_write_bytes},
         {"rma_reads", s.rma_reads},

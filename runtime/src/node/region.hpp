@@ -89,7 +89,7 @@ struct alignas(64) RankBlock {
 struct alignas(64) InterruptRequest {
     std::atomic<std::uint64_t> value;
     std::atomic<std::uint64_t> mask;
-    std::atomic<std::uint64_t> address;
+    std::atomic<std::uint64_t> address;  // 0 with a capacity: in pieces, not claimable
     std::atomic<std::uint64_t> capacity;
     std::atomic<std::uint64_t> delivery;
     std::atomic<std::uint64_t> written;  // bytes the sender delivered

@@ -10,6 +10,7 @@
 #include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
+#include "p2p/segments.hpp"
 #include "p2p/unexpected.hpp"
 #include "p2p/wire.hpp"
 
@@ -123,6 +124,7 @@ Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_
                              std::unique_ptr<CompletionHook> hook) {
     Request* request = pool_.acquire(Request::Kind::receive);
     request->hook = std::move(hook);
+    if (request->hook) request->segments = request->hook->segments();
     request->buffer = buffer;
     request->bytes = capacity;
     if (from_proc_null) {
@@ -450,7 +452,10 @@ void Engine::control_arrived(int peer, const ControlHeader& control) {
 void Engine::receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                            std::size_t bytes) {
     const std::size_t copied = std::min(bytes, request->bytes);
-    if (copied > 0) std::memcpy(request->buffer, data, copied);
+    if (!request->segments.empty())
+        scatter(request->segments, data, copied);
+    else if (copied > 0)
+        std::memcpy(request->buffer, data, copied);
     request->result =
         Completion{tuple.source, tuple.tag, bytes > request->bytes ? kErrTruncate : 0, copied};
     complete(request);
@@ -482,9 +487,12 @@ void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
         stats_.rts_to_read_ns_max = std::max(stats_.rts_to_read_ns_max, delay);
     }
     trace::record(trace::Event::read_issued, peer, rts.request, static_cast<std::int64_t>(bytes));
-    const transport::Result result = transport_of_[peer]->rdma_read(
-        peer, request->buffer, bytes, transport::RemoteKey{rts.address, rts.key},
-        request->wire_id());
+    const transport::Result result =
+        !request->segments.empty()
+            ? read_into_pieces(*request, peer, rts.address, bytes)
+            : transport_of_[peer]->rdma_read(peer, request->buffer, bytes,
+                                             transport::RemoteKey{rts.address, rts.key},
+                                             request->wire_id());
     if (result == transport::Result::posted) return;
     if (result != transport::Result::done) request->result.error = kErrOther;
     finish_rendezvous(request);

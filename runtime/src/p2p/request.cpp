@@ -33,6 +33,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->tuple = {};
     r->peer = -1;
     r->buffer = nullptr;
+    r->segments = {};
     r->bytes = 0;
     r->result = {};
     r->remote_request = 0;

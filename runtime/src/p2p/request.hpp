@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "p2p/match_queue.hpp"
@@ -31,6 +32,10 @@ class CompletionHook {
   public:
     virtual ~CompletionHook() = default;
     virtual void completed(const Completion& result) = 0;
+    // A receive's room as pieces of the user's memory (p2p/segments.hpp)
+    // rather than one run at Request::buffer, which is then null. Read once
+    // when the receive is posted; the hook keeps the list alive.
+    virtual std::span<const transport::Segment> segments() const { return {}; }
 };
 
 // Aligned so that the fields a queue scan reads (up to `links`) share a line.
@@ -66,6 +71,7 @@ struct alignas(64) Request {
     Tuple tuple{};              // send
     int peer = -1;              // world rank of the other side (a receive's once known)
     void* buffer = nullptr;     // receive buffer or send buffer
+    std::span<const transport::Segment> segments;  // receive: instead of buffer
     std::size_t bytes = 0;      // send size or receive capacity
     Completion result{};
     // Opaque to this layer: the API's communicator handle, for error reporting.

@@ -89,7 +89,8 @@ std::optional<p2p::DirectTarget> SmartProgress::claim_receive(int peer, std::uin
             capacity = slot_capacity;
         }
     }
-    if (best < 0) return std::nullopt;
+    // No address: the receive lies in pieces, which only its owner reads into.
+    if (best < 0 || (address == 0 && capacity > 0)) return std::nullopt;
     const std::uint64_t claimed = DeliveryWord{best_sequence, world_rank_, DeliveryState::claimed}.pack();
     if (!irb[best].delivery.compare_exchange_strong(best_word, claimed, std::memory_order_seq_cst))
         return std::nullopt;

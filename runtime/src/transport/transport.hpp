@@ -54,6 +54,9 @@ struct Capabilities {
     // must land in memory registered beforehand, and a registration cannot
     // be dropped there.
     bool pins_memory = false;
+    // rdma_readv works: into pieces of local memory, finished before it
+    // returns (done or failed), no registration needed.
+    bool vectored = false;
 };
 
 // What the owner of a memory range hands to peers so they can read or write it.
@@ -61,6 +64,15 @@ struct RemoteKey {
     std::uint64_t address = 0;
     std::uint64_t key = 0;
 };
+
+// A piece of memory in one process: a message of a non-contiguous datatype
+// is a list of them (laid out as struct iovec on Linux).
+struct Segment {
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+};
+// Most segments one rdma_readv takes (Linux's IOV_MAX).
+inline constexpr std::size_t kMaxSegmentsPerCall = 1024;
 
 struct Registration {
     void* address = nullptr;
@@ -118,6 +130,14 @@ public:
                              std::uint64_t cookie) = 0;
     virtual Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                               std::uint64_t cookie) = 0;
+
+    // rdma_read into pieces of local memory, at most kMaxSegmentsPerCall
+    // (Capabilities::vectored; a transport without it refuses): the bytes
+    // they hold, from the peer's run at `remote`.
+    virtual Result rdma_readv(int /*peer*/, std::span<const Segment> /*local*/,
+                              std::uint64_t /*remote*/) {
+        return Result::failed;
+    }
 
     // Messages sent to `peer` that it has not handed back yet (meaningful
     // only with Capabilities::direct_write). A message may be matched, and

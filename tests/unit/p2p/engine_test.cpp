@@ -236,6 +236,55 @@ TEST_P(EngineTest, TruncationReportsErrorAndReleasesSender) {
     }
 }
 
+// A receive in pieces (CompletionHook::segments): 5-byte pieces 3 bytes
+// apart, more of them than one vectored read takes.
+class Pieces final : public CompletionHook {
+  public:
+    Pieces(std::vector<char>& room, std::size_t bytes) {
+        for (std::size_t at = 0; at < bytes; at += 5)
+            pieces_.push_back(transport::Segment{reinterpret_cast<std::uint64_t>(&room[at / 5 * 8]),
+                                                 std::min<std::size_t>(5, bytes - at)});
+    }
+    static std::size_t room_for(std::size_t bytes) { return (bytes + 4) / 5 * 8; }
+    void completed(const Completion&) override {}
+    std::span<const transport::Segment> segments() const override { return pieces_; }
+
+  private:
+    std::vector<transport::Segment> pieces_;
+};
+
+TEST_P(EngineTest, ReceiveInPiecesTakesEagerAndRendezvousData) {
+    const std::size_t limit = GetParam().eager_limit;
+    for (std::size_t bytes : {std::size_t{1}, limit, 4 * limit + 3, 700 * std::size_t{5}}) {
+        for (bool receiver_first : {true, false}) {
+            for (std::size_t capacity : {bytes, bytes / 2}) {
+                SCOPED_TRACE(testing::Message() << bytes << " bytes into " << capacity
+                                                << ", receiver first " << receiver_first);
+                const auto data = pattern(bytes, 5);
+                std::vector<char> room(Pieces::room_for(bytes), 'x');
+                auto receive_in_pieces = [&] {
+                    return engine(1).irecv(nullptr, capacity, 0, 2, comm(1), 4, false,
+                                           std::make_unique<Pieces>(room, capacity));
+                };
+                Request* r = receiver_first ? receive_in_pieces() : nullptr;
+                Request* s = send(0, 1, data, 2);
+                engine(1).progress();
+                if (!receiver_first) r = receive_in_pieces();
+                run_until_complete({r, s});
+                EXPECT_EQ(r->result.error, capacity < bytes ? kErrTruncate : 0);
+                EXPECT_EQ(r->result.bytes, capacity);
+                for (std::size_t i = 0; i < room.size(); ++i) {
+                    const bool in_piece = i % 8 < 5 && i / 8 * 5 + i % 8 < capacity;
+                    ASSERT_EQ(room[i], in_piece ? data[i / 8 * 5 + i % 8] : 'x') << "byte " << i;
+                }
+                engine(0).release(s);
+                engine(1).release(r);
+            }
+        }
+    }
+    EXPECT_GT(engine(1).stats().piecewise_reads, 0u);
+}
+
 TEST_P(EngineTest, FloodBeyondReceiveSlotsLosesNothing) {
     std::vector<std::vector<char>> messages;
     std::vector<Request*> sends;

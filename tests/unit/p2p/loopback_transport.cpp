@@ -9,6 +9,7 @@ public:
     Endpoint(LoopbackFabric& fabric, int rank)
         : fabric_(fabric), rank_(rank), delivered_(fabric.inbox_.size(), 0) {
         capabilities_ = transport::Capabilities{"loopback", 1 << 20, true, true};
+        capabilities_.vectored = true;
     }
 
     const transport::Capabilities& capabilities() const override { return capabilities_; }
@@ -38,6 +39,15 @@ public:
                                 std::uint64_t cookie) override {
         std::memcpy(local, reinterpret_cast<const void*>(remote.address), bytes);
         return finish(cookie);
+    }
+    transport::Result rdma_readv(int, std::span<const transport::Segment> local,
+                                 std::uint64_t remote) override {
+        for (const transport::Segment& piece : local) {
+            std::memcpy(reinterpret_cast<void*>(piece.address), reinterpret_cast<const void*>(remote),
+                        piece.bytes);
+            remote += piece.bytes;
+        }
+        return transport::Result::done;
     }
     transport::Result rdma_write(int, const void* local, std::size_t bytes,
                                  transport::RemoteKey remote, std::uint64_t cookie) override {

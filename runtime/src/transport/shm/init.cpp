@@ -73,7 +73,8 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
                                  .rdma_write = true,
                                  .shared_clock = true,
                                  .direct_write = true,
-                                 .signal_safe = true};
+                                 .signal_safe = true,
+                                 .vectored = true};
     for (int peer = 0; peer < layout.local_size; ++peer) {
         outbound_.emplace_back(ring(peer, me_));
         inbound_.emplace_back(ring(me_, peer));

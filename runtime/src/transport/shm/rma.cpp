@@ -1,5 +1,7 @@
 #include <sys/uio.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -18,24 +20,54 @@ std::string cma_refused_hint(int err) {
            "ranks inside one container/user namespace where ptrace is permitted.";
 }
 
+// Drops `bytes` moved from the front of an iovec list, and the empty
+// entries that follow.
+void drop_moved(std::span<iovec>& list, std::size_t bytes) {
+    while (!list.empty() && (bytes > 0 || list.front().iov_len == 0)) {
+        const std::size_t n = std::min(bytes, list.front().iov_len);
+        list.front().iov_base = static_cast<std::byte*>(list.front().iov_base) + n;
+        list.front().iov_len -= n;
+        bytes -= n;
+        if (list.front().iov_len == 0) list = list.subspan(1);
+    }
+}
+
 // Moves bytes between this process and a peer with process_vm_readv/writev,
-// which may transfer less than asked; returns 0 or an errno value.
+// which may move less than asked (it stops at the first piece it cannot
+// reach): the rest is asked again. Returns 0 or an errno value.
 template <typename Call>
-int transfer(Call call, pid_t pid, std::byte* local, std::size_t bytes, std::uint64_t remote) {
-    while (bytes > 0) {
-        iovec local_iov{local, bytes};
-        iovec remote_iov{reinterpret_cast<void*>(remote), bytes};
-        const ssize_t moved = call(pid, &local_iov, 1, &remote_iov, 1, 0);
+int transfer(Call call, pid_t pid, std::span<iovec> local, std::span<iovec> remote) {
+    drop_moved(local, 0);
+    drop_moved(remote, 0);
+    while (!local.empty() && !remote.empty()) {
+        const ssize_t moved = call(pid, local.data(), local.size(), remote.data(), remote.size(), 0);
         if (moved < 0) {
             if (errno == EINTR) continue;
             return errno;
         }
         if (moved == 0) return EFAULT;
-        local += moved;
-        remote += static_cast<std::uint64_t>(moved);
-        bytes -= static_cast<std::size_t>(moved);
+        drop_moved(local, static_cast<std::size_t>(moved));
+        drop_moved(remote, static_cast<std::size_t>(moved));
     }
     return 0;
+}
+
+template <typename Call>
+int transfer(Call call, pid_t pid, std::byte* local, std::size_t bytes, std::uint64_t remote) {
+    iovec local_iov{local, bytes};
+    iovec remote_iov{reinterpret_cast<void*>(remote), bytes};
+    return transfer(call, pid, std::span(&local_iov, 1), std::span(&remote_iov, 1));
+}
+
+std::uint64_t total_bytes(std::span<const Segment> segments) {
+    std::uint64_t bytes = 0;
+    for (const Segment& s : segments) bytes += s.bytes;
+    return bytes;
+}
+
+ssize_t write_call(pid_t pid, const iovec* local, unsigned long local_count, const iovec* remote,
+                   unsigned long remote_count, unsigned long flags) {
+    return ::process_vm_writev(pid, local, local_count, remote, remote_count, flags);
 }
 
 }  // namespace
@@ -61,13 +93,28 @@ Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteK
 Result ShmTransport::rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                                 std::uint64_t) {
     const pid_t pid = pid_of_[locality_.local_index_of[peer]];
-    auto writev = [](pid_t p, const iovec* l, unsigned long ln, const iovec* r, unsigned long rn,
-                     unsigned long flags) { return ::process_vm_writev(p, l, ln, r, rn, flags); };
-    const int err = transfer(writev, pid, static_cast<std::byte*>(const_cast<void*>(local)), bytes,
+    const int err = transfer(write_call, pid, static_cast<std::byte*>(const_cast<void*>(local)), bytes,
                              remote.address);
     if (err == 0) return Result::done;
     log::error("RDMA Write of {} bytes to rank {} (pid {}) failed: {}.{}", bytes, peer, pid,
                std::strerror(err), cma_refused_hint(err));
+    return Result::failed;
+}
+
+Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, std::uint64_t remote) {
+    const pid_t pid = pid_of_[locality_.local_index_of[peer]];
+    std::array<iovec, kMaxSegmentsPerCall> local_iov;
+    if (local.size() > local_iov.size()) return Result::failed;
+    std::ranges::transform(local, local_iov.begin(), [](const Segment& s) {
+        return iovec{reinterpret_cast<void*>(s.address), static_cast<std::size_t>(s.bytes)};
+    });
+    const std::uint64_t bytes = total_bytes(local);
+    iovec remote_iov{reinterpret_cast<void*>(remote), static_cast<std::size_t>(bytes)};
+    const int err = transfer(::process_vm_readv, pid, std::span(local_iov.data(), local.size()),
+                             std::span(&remote_iov, 1));
+    if (err == 0) return Result::done;
+    log::error("RDMA Read of {} bytes into {} pieces from rank {} (pid {}) failed: {}.{}", bytes,
+               local.size(), peer, pid, std::strerror(err), cma_refused_hint(err));
     return Result::failed;
 }
 

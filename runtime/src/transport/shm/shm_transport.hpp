@@ -57,6 +57,7 @@ public:
                      std::uint64_t cookie) override;
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
+    Result rdma_readv(int peer, std::span<const Segment> local, std::uint64_t remote) override;
     std::size_t messages_in_flight(int peer) const override;
     bool last_message_untaken(int peer) const override;
     int progress(Events& events) override;
