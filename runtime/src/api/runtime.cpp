@@ -364,11 +364,13 @@ void Runtime::write_stats() const {
 }
 
 void abort_job(int exit_code, std::string_view reason) {
+    // What the program printed just before (a pipe or a file buffers it) must
+    // not die with it: the process manager may end this process any moment.
+    std::fflush(nullptr);
     Runtime* runtime = Runtime::get();
     if (runtime != nullptr && runtime->bootstrap) runtime->bootstrap->abort(exit_code, reason);
     // The process manager did not take the request (or there is none): at
     // least end this process; sirun and Hydra end the others when it exits.
-    std::fflush(stdout);
     ::_exit(exit_code == 0 ? 1 : exit_code);
 }
 

@@ -154,10 +154,12 @@ constexpr Row integer_row() {
     return r;
 }
 
-// MPI_AINT, MPI_OFFSET, MPI_COUNT: like C integers but without the logical
-// operators (MPI-3.1 table of 5.9.2).
+// Fortran integers: like C integers but without the logical operators
+// (MPI-3.1 table of 5.9.2). The table leaves MPI_AINT, MPI_OFFSET and
+// MPI_COUNT out of the logical operators too, but MPICH applies them, and
+// programs written for it do (MPICH's coll/allred): they take integer_row.
 template <typename T>
-constexpr Row multi_language_row() {
+constexpr Row fortran_integer_row() {
     Row r = integer_row<T>();
     r[op_index(MPI_LAND)] = r[op_index(MPI_LOR)] = r[op_index(MPI_LXOR)] = nullptr;
     return r;
@@ -232,9 +234,9 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_UINT16_T, integer_row<std::uint16_t>());
     set(MPI_UINT32_T, integer_row<std::uint32_t>());
     set(MPI_UINT64_T, integer_row<std::uint64_t>());
-    set(MPI_AINT, multi_language_row<MPI_Aint>());
-    set(MPI_OFFSET, multi_language_row<MPI_Offset>());
-    set(MPI_COUNT, multi_language_row<MPI_Count>());
+    set(MPI_AINT, integer_row<MPI_Aint>());
+    set(MPI_OFFSET, integer_row<MPI_Offset>());
+    set(MPI_COUNT, integer_row<MPI_Count>());
     set(MPI_FLOAT, floating_row<float>());
     set(MPI_DOUBLE, floating_row<double>());
     set(MPI_LONG_DOUBLE, floating_row<long double>());
@@ -250,11 +252,11 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_SHORT_INT, pair_row<short>());
     set(MPI_LONG_DOUBLE_INT, pair_row<long double>());
     // Fortran integers take the integer operators but not the logical ones.
-    set(MPI_INTEGER, multi_language_row<std::int32_t>());
-    set(MPI_INTEGER1, multi_language_row<std::int8_t>());
-    set(MPI_INTEGER2, multi_language_row<std::int16_t>());
-    set(MPI_INTEGER4, multi_language_row<std::int32_t>());
-    set(MPI_INTEGER8, multi_language_row<std::int64_t>());
+    set(MPI_INTEGER, fortran_integer_row<std::int32_t>());
+    set(MPI_INTEGER1, fortran_integer_row<std::int8_t>());
+    set(MPI_INTEGER2, fortran_integer_row<std::int16_t>());
+    set(MPI_INTEGER4, fortran_integer_row<std::int32_t>());
+    set(MPI_INTEGER8, fortran_integer_row<std::int64_t>());
     set(MPI_REAL, floating_row<float>());
     set(MPI_REAL4, floating_row<float>());
     set(MPI_DOUBLE_PRECISION, floating_row<double>());
@@ -265,7 +267,7 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_COMPLEX16, complex_row<std::complex<double>>());
     set(MPI_REAL16, floating_row<Real16>());
     set(MPI_COMPLEX32, complex_row<Complex32>());
-    set(MPI_INTEGER16, multi_language_row<Integer16>());
+    set(MPI_INTEGER16, fortran_integer_row<Integer16>());
     set(MPI_LOGICAL, logical_row<std::int32_t>());
     set(MPI_2INTEGER, pair_row<std::int32_t>());
     set(MPI_2REAL, pair_row<float, float>());

@@ -64,7 +64,8 @@ const char* domain_of(MPI_Op op) {
         case MPI_LAND:
         case MPI_LOR:
         case MPI_LXOR:
-            return "C integer types, MPI_C_BOOL and MPI_LOGICAL";
+            return "C integer types, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_C_BOOL and "
+                   "MPI_LOGICAL";
         case MPI_BAND:
         case MPI_BOR:
         case MPI_BXOR:

@@ -95,6 +95,13 @@ abort)
     expect_stderr "the probe aborts on purpose"
     [ "$(grep -c '^sirun:' "$err")" -eq 1 ] || fail "expected exactly one sirun line"
     ;;
+mpi-abort)
+    # Here "$probe" is mpi_abort.c: rank 1 prints a line and aborts.
+    run_sirun --timeout 20 -n 2 "$probe" 1 4
+    expect_status 4
+    expect_stdout "^rank 1 aborts with code 4$"
+    expect_stderr "^sirun: rank 1 \(pid [0-9]+\) called MPI_Abort with code 4; ending the job$"
+    ;;
 hydra-abort)
     # Here "$sirun" is mpiexec.hydra.
     start=$(now_ms)

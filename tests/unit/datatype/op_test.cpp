@@ -92,7 +92,8 @@ Group group_of(MPI_Datatype type) {
     return it == groups.end() ? Group::none : it->second;  // MPI_WCHAR, MPI_PACKED, ...
 }
 
-// MPI-3.1 section 5.9.2, "Predefined Reduction Operations".
+// MPI-3.1 section 5.9.2, "Predefined Reduction Operations", and MPICH's
+// logical operators on the multi-language types (MPI_AINT, ...).
 bool allowed(MPI_Op op, Group g) {
     using enum Group;
     static const std::map<MPI_Op, std::set<Group>> table = {
@@ -100,9 +101,9 @@ bool allowed(MPI_Op op, Group g) {
         {MPI_MIN, {c_integer, fortran_integer, floating, multi_language}},
         {MPI_SUM, {c_integer, fortran_integer, floating, complex, multi_language}},
         {MPI_PROD, {c_integer, fortran_integer, floating, complex, multi_language}},
-        {MPI_LAND, {c_integer, logical}},
-        {MPI_LOR, {c_integer, logical}},
-        {MPI_LXOR, {c_integer, logical}},
+        {MPI_LAND, {c_integer, logical, multi_language}},
+        {MPI_LOR, {c_integer, logical, multi_language}},
+        {MPI_LXOR, {c_integer, logical, multi_language}},
         {MPI_BAND, {c_integer, fortran_integer, byte, multi_language}},
         {MPI_BOR, {c_integer, fortran_integer, byte, multi_language}},
         {MPI_BXOR, {c_integer, fortran_integer, byte, multi_language}},
@@ -420,9 +421,9 @@ TEST(Op, EveryPairAgainstTheStandardAndAReference) {
         }
     }
     // 19 C integer (MPI_CHAR included, as MPICH) x 10 + 3 floating x 4 + 3 complex
-    // x 2 + bool x 3 + byte x 3 + 3 multi-language x 7 + 6 pairs x 2, and Fortran's:
+    // x 2 + bool x 3 + byte x 3 + 3 multi-language x 10 + 6 pairs x 2, and Fortran's:
     // 6 integer x 7 + 5 real x 4 + 5 complex x 2 + LOGICAL x 3 + 3 pairs x 2.
-    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 21 + 12 + 42 + 20 + 10 + 3 + 6);
+    EXPECT_EQ(valid, 190 + 12 + 6 + 3 + 3 + 30 + 12 + 42 + 20 + 10 + 3 + 6);
 }
 
 TEST(Op, MessagesNameOperatorTypeAndDomain) {
