@@ -4,7 +4,8 @@
  * MPI_Error_string must describe it, and the program must be able to go on
  * communicating normally afterwards. Covered: invalid rank, negative count,
  * bad tags (negative, MPI_ANY_TAG on a send, above MPI_TAG_UB),
- * MPI_DATATYPE_NULL and an uncommitted datatype, MPI_COMM_NULL, a request
+ * MPI_DATATYPE_NULL (no error with count 0, as in MPICH) and an uncommitted
+ * datatype, MPI_COMM_NULL, a request
  * handle that was already freed, and a NULL buffer with a nonzero count.
  *
  * With SI_MPI (our runtime) the error string must also name the MPI call
@@ -89,6 +90,18 @@ static int bad_sends(void) {
     errs += EXPECT("MPI_Isend", "datatype", rc, MPI_ERR_TYPE);
     release(rc, &req);
     MPI_Type_free(&uncommitted);
+    /* No data needs no type: MPI_DATATYPE_NULL with count 0 goes, as in MPICH. */
+    MPI_Request empty[2];
+    errs += MT_CLASS(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, g_rank, g_tag, MPI_COMM_WORLD, &empty[0]),
+                     MPI_SUCCESS);
+    errs += MT_CLASS(MPI_Isend(NULL, 0, MPI_DATATYPE_NULL, g_rank, g_tag++, MPI_COMM_WORLD, &empty[1]),
+                     MPI_SUCCESS);
+    MPI_Status empty_status;
+    errs += MT_CLASS(MPI_Wait(&empty[0], &empty_status), MPI_SUCCESS);
+    errs += MT_CLASS(MPI_Wait(&empty[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int empty_count = -1;
+    MPI_Get_count(&empty_status, MPI_INT, &empty_count);
+    errs += MT_EQ(empty_count, 0);
 
     /* Communicator. */
     rc = MPI_Send(buf, 1, MPI_INT, 0, g_tag++, MPI_COMM_NULL);

@@ -267,6 +267,11 @@ int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type
                   const datatype::Type*& out, const char* buffer_name, const char* count_name,
                   const char* type_name) {
     if (int rc = count(count_value, count_name)) return rc;
+    // No data, no type: MPICH takes MPI_DATATYPE_NULL there (its pt2pt/recvnull).
+    if (count_value == 0 && type == MPI_DATATYPE_NULL) {
+        out = &datatype::predefined(MPI_BYTE);
+        return MPI_SUCCESS;
+    }
     if (int rc = datatype(type, out, type_name)) return rc;
     // MPI_BOTTOM (null) with a derived type whose displacements are addresses.
     if (out->size == 0 || !out->predefined) return MPI_SUCCESS;

@@ -67,7 +67,8 @@ public:
     int reduction(MPI_Op handle, const datatype::Type& type, const datatype::Op*& out);
     int count(int value, const char* argument = "count");
     int buffer(const void* buffer, int count, const char* argument = "buf");
-    // A whole message description: buffer, count and committed datatype.
+    // A whole message description: buffer, count and committed datatype (or
+    // MPI_DATATYPE_NULL with count 0, which MPICH takes for no data).
     int message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
                 const char* buffer_name = "buf", const char* count_name = "count",
                 const char* type_name = "datatype");

@@ -111,7 +111,10 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
                          "the result buffer describes {} bytes, the target {}; "
                          "they must match",
                          r.result_type->bytes(r.result_count), target_bytes);
-    if (a.kind == Kind::accumulate || a.kind == Kind::get_accumulate)
+    // Nothing moves when the target's part is empty: then any types go, as in
+    // MPICH (its rma/badrma), and nothing is issued.
+    const bool empty = target_bytes == 0;
+    if (!empty && (a.kind == Kind::accumulate || a.kind == Kind::get_accumulate))
         if (int rc = check_accumulate(call, a, origin ? *origin : *target, *target, r)) return rc;
 
     p2p::Engine& engine = window.engine();
@@ -127,7 +130,7 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
             return call.fail(MPI_ERR_RMA_SYNC,
                              "request-based operations need a passive-target "
                              "epoch (MPI_Win_lock or MPI_Win_lock_all)");
-        if (target_bytes > 0) {
+        if (!empty) {
             const rma::PeerWindow& peer = window.peer(a.target);
             // The items run down from the first when the extent is negative.
             const auto last = static_cast<std::int64_t>(r.target_count - 1) * target->extent;
@@ -141,8 +144,8 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
                 return call.fail(MPI_ERR_RMA_RANGE,
                                  "bytes {}..{} of target {}'s window are asked for; it has {}",
                                  first, end, a.target, peer.size);
+            op = window.issue_locked(r);
         }
-        op = window.issue_locked(r);
     }
     if (request != nullptr)
         *request = handle_of(start_rma_request(

@@ -14,6 +14,7 @@
  *   MPI_ERR_RANK       a target rank outside the group (MPI_PROC_NULL is a
  *                      valid target: it succeeds and moves nothing).
  *   MPI_ERR_WIN        calls on MPI_WIN_NULL.
+ * And no error at all for operations that move nothing, whatever their types.
  *
  * Out-of-range accesses: the standard lets an implementation leave an
  * error undetected (2.8), and MPICH 4.0.2 does not check the target range:
@@ -156,6 +157,31 @@ static int bad_ranks(MPI_Win win, int* mem) {
     return errs;
 }
 
+/* Operations that move nothing (zero counts, or items of a zero-size type)
+ * are no errors whatever their types, as in MPICH (its rma/badrma), and leave
+ * the target as it was. */
+static int empty_operations(MPI_Win win, int* mem) {
+    int errs = 0, value = 7;
+    MPI_Datatype none;
+    MPI_Type_contiguous(0, MPI_INT, &none);
+    MPI_Type_commit(&none);
+    mem[2] = -2;
+    errs += EXPECT(MPI_Win_fence(MPI_MODE_NOPRECEDE, win), MPI_SUCCESS);
+    errs += EXPECT(MPI_Accumulate(&value, 0, MPI_INT, g_right, 2, 0, MPI_DOUBLE, MPI_SUM, win),
+                   MPI_SUCCESS);
+    errs += EXPECT(MPI_Accumulate(NULL, 2, none, g_right, 2, 1, none, MPI_PROD, win), MPI_SUCCESS);
+    errs += EXPECT(MPI_Get_accumulate(NULL, 1, none, NULL, 2, none, g_right, 2, 0, MPI_DOUBLE,
+                                      MPI_SUM, win),
+                   MPI_SUCCESS);
+    errs += EXPECT(MPI_Put(NULL, 0, MPI_INT, g_right, 2, 1, none, win), MPI_SUCCESS);
+    errs += EXPECT(MPI_Get(NULL, 3, none, g_right, 2, 0, MPI_DOUBLE, win), MPI_SUCCESS);
+    errs += EXPECT(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), MPI_SUCCESS);
+    errs += MT_CHECK(mem[2] == -2, "word 2 is %d after operations that moved nothing", mem[2]);
+    MPI_Type_free(&none);
+    errs += exchange(win, mem);
+    return errs;
+}
+
 /* Errors with no valid window are raised on MPI_COMM_WORLD in MPI 3.1 (and
  * on MPI_COMM_SELF in MPI 4.0); main sets MPI_ERRORS_RETURN on both. */
 static int null_window(void) {
@@ -227,6 +253,7 @@ int main(int argc, char** argv) {
     errs += wrong_passive(win, mem);
     errs += wrong_active(win, mem);
     errs += bad_ranks(win, mem);
+    errs += empty_operations(win, mem);
     errs += null_window();
     errs += still_works(win, mem);
 
