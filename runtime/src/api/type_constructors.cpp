@@ -1,6 +1,7 @@
 // Derived datatype constructors: argument checks, then each is described to
 // the datatype layer as its pieces (count items of an old type at a byte
 // displacement) in type-map order.
+#include <new>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,15 @@ int lengths(Call& call, int count, const int* blocklengths, const char* argument
 
 int build(Call& call, const std::vector<Piece>& pieces, bool is_struct, const std::string& name,
           MPI_Datatype* newtype) {
-    const int error_class = datatype::create_from_pieces(pieces, is_struct, name, *newtype);
+    int error_class = MPI_SUCCESS;
+    try {
+        error_class = datatype::create_from_pieces(pieces, is_struct, name, *newtype);
+    } catch (const std::bad_alloc&) {
+        return call.fail(MPI_ERR_NO_MEM,
+                         "cannot build {}: no memory for its type map ({} pieces; this runtime "
+                         "keeps every run of bytes of a derived type)",
+                         name, pieces.size());
+    }
     if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
     return call.fail(error_class, "cannot build {}: {}", name,
                      error_class == MPI_ERR_COUNT  ? "its size overflows"
@@ -196,6 +205,15 @@ int vector_like(const char* function, int count, int blocklength, MPI_Aint strid
     if (int rc = call.count(blocklength, "blocklength")) return rc;
     if (int rc = old_type(call, oldtype, old, newtype)) return rc;
     const MPI_Aint stride_bytes = stride_in_bytes ? stride : stride * MPI_Aint(old->extent);
+    // Blocks that do not touch are runs of their own: refuse what the type map
+    // cannot hold before allocating a piece per block (MPICH's
+    // datatype/large_count asks for 2^30 of them).
+    const bool blocks_touch = old->contiguous && stride_bytes == blocklength * old->extent;
+    if (!blocks_touch && static_cast<std::size_t>(count) > datatype::kMaxBlocks)
+        return call.fail(MPI_ERR_INTERN,
+                         "count {} is too large: this runtime keeps every run of bytes of a "
+                         "derived type, at most {} per type, and each block of this {} is one",
+                         count, datatype::kMaxBlocks, stride_in_bytes ? "hvector" : "vector");
     if (int rc = build(
             call, strided(count, blocklength, stride_bytes, oldtype), false,
             fmt::format("{}({} x {} x {}, stride {}{})", stride_in_bytes ? "hvector" : "vector",

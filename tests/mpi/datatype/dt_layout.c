@@ -5,7 +5,8 @@
  * subarray in both orders, resized and dup; MPI_Pack / MPI_Unpack along a
  * type map; MPI_Get_count and MPI_Get_elements of a message received with a
  * type whose items it does not fill; absolute addresses with MPI_BOTTOM;
- * and the error classes of bad constructor arguments.
+ * and the error classes of bad constructor arguments (and of a type map too
+ * large for this runtime).
  */
 #include <stddef.h>
 #include <string.h>
@@ -177,6 +178,14 @@ static int bad_arguments(void) {
     const int sizes[] = {4}, subsizes[] = {5}, starts[] = {0};
     errs += MT_CLASS(MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &t),
                      MPI_ERR_ARG);
+    /* A type map of 2^30 runs: refused at once, not an allocation that kills
+       the process (MPICH, which describes a vector compactly, builds it). */
+    MPI_Datatype four;
+    MPI_Type_contiguous(4, MPI_INT, &four);
+    t = MPI_DATATYPE_NULL;
+    errs += MT_CLASS(MPI_Type_vector(1 << 30, 1, 3, four, &t), MPI_ERR_INTERN);
+    errs += MT_CHECK(t == MPI_DATATYPE_NULL, "a refused constructor set newtype");
+    MPI_Type_free(&four);
 #endif
     /* An uncommitted type does not send. */
     MPI_Type_contiguous(2, MPI_INT, &t);
