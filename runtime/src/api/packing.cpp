@@ -2,17 +2,23 @@
 
 #include <algorithm>
 
+#include "p2p/segments.hpp"
+
 namespace si::api {
 
 namespace {
 
 class KeepPacked final : public p2p::CompletionHook {
   public:
-    explicit KeepPacked(std::unique_ptr<std::byte[]> packed) : packed_(std::move(packed)) {}
+    KeepPacked(std::unique_ptr<std::byte[]> packed,
+               std::unique_ptr<std::atomic<std::uint64_t>> ready)
+        : packed_(std::move(packed)), ready_(std::move(ready)) {}
     void completed(const p2p::Completion&) override {}
+    const std::atomic<std::uint64_t>* bytes_ready() const override { return ready_.get(); }
 
   private:
     std::unique_ptr<std::byte[]> packed_;
+    std::unique_ptr<std::atomic<std::uint64_t>> ready_;  // streamed sends only
 };
 
 class UnpackReceived final : public p2p::CompletionHook {
@@ -67,30 +73,48 @@ std::vector<transport::Segment> pieces_of(const datatype::Type& type, const void
 
 }  // namespace
 
-Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& type)
+Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
+                   Streaming streaming)
     : data_(nullptr), bytes_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = bytes_ == 0 ? buffer : type.data(buffer);
         return;
     }
     packed_ = std::make_unique_for_overwrite<std::byte[]>(bytes_);
-    datatype::pack(type, buffer, count, packed_.get());
     data_ = packed_.get();
+    if (streaming == Streaming::no) {
+        datatype::pack(type, buffer, count, packed_.get());
+        return;
+    }
+    packer_.emplace(type, buffer, count);
+    ready_ = std::make_unique<std::atomic<std::uint64_t>>(0);
+    stream_to_ = packed_.get();
+    stream_ready_ = ready_.get();
 }
 
 std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     if (!packed_) return nullptr;
-    return std::make_unique<KeepPacked>(std::move(packed_));
+    return std::make_unique<KeepPacked>(std::move(packed_), std::move(ready_));
+}
+
+void Outgoing::pack_while_sent() {
+    if (!packer_) return;
+    std::size_t done = 0;
+    while (const std::size_t n = packer_->next(stream_to_ + done, p2p::kStreamPart)) {
+        done += n;
+        stream_ready_->store(done, std::memory_order_release);
+    }
+    packer_.reset();
 }
 
 Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,
-                   Pieces pieces)
+                   Streaming streaming)
     : buffer_(buffer), type_(type), data_(nullptr), capacity_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = capacity_ == 0 ? buffer : type.data(buffer);
         return;
     }
-    if (pieces == Pieces::allowed && !keep_contents) pieces_ = pieces_of(type, buffer, count);
+    if (streaming == Streaming::allowed && !keep_contents) pieces_ = pieces_of(type, buffer, count);
     if (!pieces_.empty()) return;
     packed_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);
     data_ = packed_.get();

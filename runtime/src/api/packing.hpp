@@ -1,13 +1,16 @@
 // Messages of any datatype as the engine and the collectives see them: one
 // run of packed bytes (datatype.hpp). A contiguous type's run is the user's
-// memory; any other is packed into, or received into, a scratch copy. A
-// point-to-point receive may instead give the engine the pieces of the
-// user's memory (p2p/segments.hpp) where the engine can read into them
-// (Engine::reads_into_pieces_from) and the type's runs are long enough.
+// memory; any other is packed into, or received into, a scratch copy.
+// Point-to-point rendezvous may stream where the engine can
+// (Engine::streams_with, p2p/segments.hpp): a send packs after the engine
+// took it, while its receiver reads, and a receive whose type's runs are
+// long enough gives the engine the pieces of the user's memory instead.
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -17,8 +20,8 @@
 
 namespace si::api {
 
-// Whether the engine may take a receive in pieces (above).
-enum class Pieces : bool { no, allowed };
+// Whether a message may stream (above).
+enum class Streaming : bool { no, allowed };
 
 // A type whose runs are shorter than this on average is received into a
 // scratch copy and unpacked: reading into pieces pays the kernel per piece.
@@ -30,17 +33,28 @@ inline constexpr std::size_t kMinPieceBytes = 16 * 1024;
 // The bytes to send for `count` items of `type` at `buffer`.
 class Outgoing {
   public:
-    Outgoing(const void* buffer, std::size_t count, const datatype::Type& type);
+    Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
+             Streaming streaming = Streaming::no);
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
     // Keeps the packed copy (if any) alive until the send completes; null if
     // the data is the user's own.
     std::unique_ptr<p2p::CompletionHook> keep_until_sent();
+    // A streamed message is packed only here, a part at a time, each part
+    // published (CompletionHook::bytes_ready): call it right after the
+    // engine took the send, before anything that may wait.
+    void pack_while_sent();
 
   private:
     const void* data_;
     std::size_t bytes_;
     std::unique_ptr<std::byte[]> packed_;
+    // Streamed: the packer, and the count of bytes it packed, which the hook
+    // owns once the engine took it.
+    std::optional<datatype::Packer> packer_;
+    std::unique_ptr<std::atomic<std::uint64_t>> ready_;
+    std::byte* stream_to_ = nullptr;
+    std::atomic<std::uint64_t>* stream_ready_ = nullptr;
 };
 
 // Room to receive `count` items of `type` into `buffer`. `keep_contents`:
@@ -49,7 +63,7 @@ class Outgoing {
 class Incoming {
   public:
     Incoming(void* buffer, std::size_t count, const datatype::Type& type,
-             bool keep_contents = false, Pieces pieces = Pieces::no);
+             bool keep_contents = false, Streaming streaming = Streaming::no);
     // Null for a receive in pieces.
     void* data() const { return data_; }
     std::size_t capacity() const { return capacity_; }

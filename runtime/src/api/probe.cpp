@@ -75,10 +75,10 @@ int take_message(Call& call, void* buf, int count, MPI_Datatype datatype, MPI_Me
 
 p2p::Request* receive_message(Message* message, void* buf, int count,
                               const datatype::Type& type, MPI_Comm comm) {
-    const Pieces pieces = Runtime::get()->engine->reads_into_pieces_from(p2p::kAnySource)
-                              ? Pieces::allowed
-                              : Pieces::no;
-    Incoming room(buf, count, type, false, pieces);
+    const Streaming streaming = Runtime::get()->engine->streams_with(p2p::kAnySource)
+                                    ? Streaming::allowed
+                                    : Streaming::no;
+    Incoming room(buf, count, type, false, streaming);
     p2p::Request* request = Runtime::get()->engine->imrecv(message, room.data(), room.capacity(),
                                                            room.unpack_when_received());
     request->owner = comm;

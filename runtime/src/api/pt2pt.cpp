@@ -31,11 +31,17 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
-Pieces pieces_from(const Communicator& c, int source) {
+Streaming streaming_to(const Communicator& c, int dest, std::size_t bytes) {
     const p2p::Engine& engine = *Runtime::get()->engine;
-    if (source == MPI_PROC_NULL) return Pieces::no;
+    if (dest == MPI_PROC_NULL || bytes <= engine.eager_limit()) return Streaming::no;
+    return engine.streams_with(c.ref().world_of[dest]) ? Streaming::allowed : Streaming::no;
+}
+
+Streaming streaming_from(const Communicator& c, int source) {
+    const p2p::Engine& engine = *Runtime::get()->engine;
+    if (source == MPI_PROC_NULL) return Streaming::no;
     const int world = source == MPI_ANY_SOURCE ? p2p::kAnySource : c.ref().world_of[source];
-    return engine.reads_into_pieces_from(world) ? Pieces::allowed : Pieces::no;
+    return engine.streams_with(world) ? Streaming::allowed : Streaming::no;
 }
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
@@ -44,10 +50,12 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    Outgoing message(buf, count, *type);
+    Outgoing message(buf, count, *type,
+                     streaming_to(*c, dest, type->bytes(static_cast<std::size_t>(count))));
     out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
                                         c->send_context(), mode, message.keep_until_sent());
     out->owner = comm;
+    message.pack_while_sent();
     return MPI_SUCCESS;
 }
 
@@ -57,7 +65,7 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    Incoming room(buf, count, *type, false, pieces_from(*c, source));
+    Incoming room(buf, count, *type, false, streaming_from(*c, source));
     out = Runtime::get()->engine->irecv(room.data(), room.capacity(), source, tag, c->ref(),
                                         c->p2p_context(), blocking, room.unpack_when_received());
     out->owner = comm;
@@ -175,15 +183,17 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     si::p2p::Engine& engine = *Runtime::get()->engine;
     // Receive first: a peer doing the same then finds its message expected.
-    Incoming room(recvbuf, recvcount, *rtype, false, pieces_from(*c, source));
+    Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source));
     si::p2p::Request* receive =
         engine.irecv(room.data(), room.capacity(), source, recvtag, c->ref(), c->p2p_context(),
                      true, room.unpack_when_received());
-    Outgoing message(sendbuf, sendcount, *stype);
+    Outgoing message(sendbuf, sendcount, *stype,
+                     streaming_to(*c, dest, stype->bytes(static_cast<std::size_t>(sendcount))));
     si::p2p::Request* send =
         engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->send_context(),
                      si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
+    message.pack_while_sent();
     engine.wait(send);
     engine.wait(receive);
     const int send_rc = finish_request("MPI_Sendrecv", send, MPI_STATUS_IGNORE);

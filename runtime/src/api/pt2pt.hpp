@@ -21,9 +21,10 @@ int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, in
 int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
 
-// Whether a receive from communicator rank `source` (MPI_ANY_SOURCE
-// included) may lie in pieces of the user's memory (api/packing.hpp).
-Pieces pieces_from(const Communicator& c, int source);
+// Whether a send of `bytes` to communicator rank `dest`, or a receive from
+// `source` (MPI_ANY_SOURCE included), may stream (api/packing.hpp).
+Streaming streaming_to(const Communicator& c, int dest, std::size_t bytes);
+Streaming streaming_from(const Communicator& c, int source);
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);

@@ -180,7 +180,7 @@ void Runtime::bring_up() {
     p2p::Engine::Options engine_options{settings.eager_limit,
                                         std::chrono::microseconds(settings.wait_spin_us)};
     engine_options.direct_write = settings.direct_write;
-    engine_options.receive_in_pieces = settings.receive_in_pieces;
+    engine_options.stream_noncontiguous = settings.stream_noncontiguous;
     engine_options.background_rounds = settings.background_rounds;
     engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
@@ -302,6 +302,7 @@ void Runtime::write_stats() const {
         {"rdma_reads", s.rdma_reads},
         {"rdma_read_bytes", s.rdma_read_bytes},
         {"piecewise_reads", s.piecewise_reads},
+        {"reads_behind_packing", s.reads_behind_packing},
         {"rma_writes", s.rma_writes},
         {"rma_write_bytes", s.rma_write_bytes},
         {"rma_reads", s.rma_reads},

@@ -156,13 +156,14 @@ const std::vector<Knob>& table() {
          "interrupt thread to read it. off: always the thesis' path.",
          "p2p",
          choice<bool>({{"on", true}, {"off", false}}, &Settings::direct_write)},
-        {"SI_RECV_PIECES", "on|off", "on",
-         "A receive of a non-contiguous datatype whose runs average 16 KiB or more takes its "
-         "data straight into the user's memory, piece by piece (on shared memory, a vectored "
-         "cross-memory read), instead of into a scratch copy that is then unpacked. off: "
-         "always the copy.",
+        {"SI_NONCONTIG", "streamed|packed", "streamed",
+         "Rendezvous messages of non-contiguous datatypes on shared memory. streamed: the "
+         "sender sends its RTS first and packs while the receiver reads what is packed, and a "
+         "receive whose runs average 16 KiB or more takes the data straight into the user's "
+         "memory (a vectored cross-memory read) instead of into a copy it then unpacks. "
+         "packed: the sender packs everything, then the receiver reads and unpacks.",
          "p2p",
-         choice<bool>({{"on", true}, {"off", false}}, &Settings::receive_in_pieces)},
+         choice<bool>({{"streamed", true}, {"packed", false}}, &Settings::stream_noncontiguous)},
         {"SI_RMA_ICB", "peers|single", "peers",
          "One-sided SmartInterrupts: which signals (a target's exposure, fence or lock grant) "
          "let a helper wake an origin that awaits one. peers: only a signal from a target the "

@@ -76,9 +76,9 @@ struct Settings {
     // SmartInterrupts on shared memory: a sender blocked in MPI writes a
     // posted receive's data itself (p2p/direct.cpp).
     bool direct_write = true;
-    // A receive of a non-contiguous type with long runs takes its data in
-    // place (p2p/segments.hpp) rather than into a scratch copy.
-    bool receive_in_pieces = true;
+    // Non-contiguous rendezvous stream (p2p/segments.hpp): the sender packs
+    // while the receiver reads, into the user's memory if the runs are long.
+    bool stream_noncontiguous = true;
     // One-sided SmartInterrupts: a helper wakes a rank only for a signal from
     // a peer it awaits (false: any signal, the thesis' single ICB byte).
     bool rma_icb_per_peer = true;

@@ -199,6 +199,24 @@ inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
 // whole items and possibly part of one) from `in` into items at `buffer`.
 void pack(const Type& type, const void* buffer, std::size_t count, void* out);
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer);
+
+// The same packing a part at a time (a send packs while its receiver reads
+// what is packed already): each next() packs the following `bytes` of the
+// packed form, or what is left if less, and returns how many it packed. The
+// type must outlive the packer.
+class Packer {
+  public:
+    Packer(const Type& type, const void* buffer, std::size_t count);
+    std::size_t next(void* out, std::size_t bytes);
+
+  private:
+    const Type& type_;
+    const void* buffer_;
+    std::size_t count_;
+    Block storage_;
+    std::span<const Block> blocks_;
+    std::size_t item_ = 0, block_ = 0, offset_ = 0;  // where the next byte comes from
+};
 // MPI_Get_elements: basic elements in `bytes` packed bytes of this type.
 std::size_t elements_in(const Type& type, std::size_t bytes);
 // Its inverse (MPI_Status_set_elements): packed bytes of the first

@@ -23,6 +23,31 @@ void pack(const Type& type, const void* buffer, std::size_t count, void* out) {
     }
 }
 
+Packer::Packer(const Type& type, const void* buffer, std::size_t count)
+    : type_(type), buffer_(buffer), count_(count), blocks_(type.blocks(storage_)) {
+    if (blocks_.empty() || type.packed == 0) count_ = 0;  // nothing to pack
+}
+
+std::size_t Packer::next(void* out, std::size_t bytes) {
+    auto* to = static_cast<std::byte*>(out);
+    std::size_t packed = 0;
+    while (packed < bytes && item_ < count_) {
+        const Block& block = blocks_[block_];
+        const std::size_t n = std::min(block.length - offset_, bytes - packed);
+        const std::byte* item = at(buffer_, static_cast<std::ptrdiff_t>(item_) * type_.extent);
+        std::memcpy(to + packed, at(item, block.offset + static_cast<std::ptrdiff_t>(offset_)), n);
+        packed += n;
+        offset_ += n;
+        if (offset_ < block.length) continue;
+        offset_ = 0;
+        if (++block_ == blocks_.size()) {
+            block_ = 0;
+            ++item_;
+        }
+    }
+    return packed;
+}
+
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer) {
     const auto* from = static_cast<const std::byte*>(in);
     if (type.packed == 0) return;

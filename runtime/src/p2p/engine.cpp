@@ -78,6 +78,7 @@ Request* Engine::isend_locked(const void* buffer, std::size_t bytes, int dest, i
                               std::unique_ptr<CompletionHook> hook) {
     Request* request = pool_.acquire(Request::Kind::send);
     request->hook = std::move(hook);
+    if (request->hook) request->ready = request->hook->bytes_ready();
     if (dest == kProcNull) {
         request->result = Completion{kProcNull, kAnyTag, 0, 0};
         complete(request);
@@ -278,7 +279,8 @@ transport::Result Engine::try_send(const Outgoing& item) {
                               {static_cast<const std::byte*>(request->buffer), request->bytes});
     const transport::Registration& registration = request->registration;
     const RtsHeader rts{request->bytes, reinterpret_cast<std::uint64_t>(registration.address),
-                        registration.key, request->wire_id(), monotonic_ns()};
+                        registration.key, request->wire_id(), monotonic_ns(),
+                        reinterpret_cast<std::uint64_t>(request->ready)};
     return transport.send(item.peer, item.tuple, bytes_of(rts), {});
 }
 
@@ -376,7 +378,8 @@ bool Engine::message_arrived(const transport::Arrival& arrival) {
         if (observer_ != nullptr) claim = observer_->take_receive(r, arrival.peer);
         return claim != ReceiveClaim::claimed_by_other;
     });
-    if (signal_pass_ && !receive_safe_in_signal(request, claim, tuple.kind, arrival.peer))
+    if (signal_pass_ &&
+        !receive_safe_in_signal(request, claim, tuple.kind, arrival.peer, arrival.body))
         return false;
     ++stats_.messages_received;
     if (request != nullptr) {
@@ -488,8 +491,8 @@ void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
     }
     trace::record(trace::Event::read_issued, peer, rts.request, static_cast<std::int64_t>(bytes));
     const transport::Result result =
-        !request->segments.empty()
-            ? read_into_pieces(*request, peer, rts.address, bytes)
+        rts.ready != 0 || !request->segments.empty()
+            ? read_streamed(*request, peer, rts, bytes)
             : transport_of_[peer]->rdma_read(peer, request->buffer, bytes,
                                              transport::RemoteKey{rts.address, rts.key},
                                              request->wire_id());

@@ -136,8 +136,8 @@ class Engine final : private transport::Events {
         // A blocked rendezvous send may write its receive's data itself when
         // the observer lets it (direct.cpp).
         bool direct_write = true;
-        // Receives may lie in pieces of the user's memory (segments.hpp).
-        bool receive_in_pieces = true;
+        // Non-contiguous rendezvous may stream (segments.hpp).
+        bool stream_noncontiguous = true;
         // Background passes (progress_in_background) advance activities too
         // (SI_BACKGROUND_ROUNDS).
         bool background_rounds = true;
@@ -239,11 +239,13 @@ class Engine final : private transport::Events {
     transport::Transport& transport_to(int world_peer) { return *transport_of_[world_peer]; }
     // Every transport once.
     std::span<transport::Transport* const> transports() const { return transports_; }
-    // Whether a receive from world rank `peer` (kAnySource: from any rank)
-    // may lie in pieces of the user's memory (CompletionHook::segments):
-    // the transports that may bring it can read into pieces, and
-    // Options::receive_in_pieces.
-    bool reads_into_pieces_from(int world_peer) const;
+    // Whether a rendezvous with world rank `peer` (kAnySource: any rank)
+    // may stream (p2p/segments.hpp): the send packed while the receiver
+    // reads it (CompletionHook::bytes_ready), the receive in pieces of the
+    // user's memory (CompletionHook::segments). Options::stream_noncontiguous
+    // and transports that read synchronously (Capabilities::vectored).
+    bool streams_with(int world_peer) const;
+    std::size_t eager_limit() const { return options_.eager_limit; }
     // Finds a live request by pool index (the API's handle), or nullptr.
     Request* find(std::uint32_t index);
 
@@ -336,14 +338,15 @@ class Engine final : private transport::Events {
     // allocating (progress_in_signal_handler).
     bool fin_safe_in_signal(const ControlHeader& control);
     bool receive_safe_in_signal(const Request* request, ReceiveClaim claim, MessageKind kind,
-                                int peer) const;
+                                int peer, const std::byte* body) const;
     bool room_to_set_aside() const;
     void receive_eager(Request* request, const Tuple& tuple, const std::byte* data,
                        std::size_t bytes);
     void receive_rendezvous(Request* request, int peer, const Tuple& tuple, const std::byte* rts);
-    // The rendezvous read of a receive in pieces (segments.cpp).
-    transport::Result read_into_pieces(const Request& request, int peer, std::uint64_t remote,
-                                       std::size_t bytes);
+    // The rendezvous read of a streamed send or into a receive in pieces
+    // (segments.cpp).
+    transport::Result read_streamed(const Request& request, int peer, const RtsHeader& rts,
+                                    std::size_t bytes);
     void finish_rendezvous(Request* request);
     void complete(Request* request);
     std::chrono::steady_clock::time_point expected_end(const Request* request) const;

@@ -34,6 +34,7 @@ Request* RequestPool::acquire(Request::Kind kind) {
     r->peer = -1;
     r->buffer = nullptr;
     r->segments = {};
+    r->ready = nullptr;
     r->bytes = 0;
     r->result = {};
     r->remote_request = 0;

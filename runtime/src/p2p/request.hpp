@@ -36,6 +36,10 @@ class CompletionHook {
     // rather than one run at Request::buffer, which is then null. Read once
     // when the receive is posted; the hook keeps the list alive.
     virtual std::span<const transport::Segment> segments() const { return {}; }
+    // A send whose data is still being packed when the engine takes it:
+    // the count of bytes packed so far, which the receiver follows
+    // (p2p/segments.hpp). Null when all are. Read once at the send.
+    virtual const std::atomic<std::uint64_t>* bytes_ready() const { return nullptr; }
 };
 
 // Aligned so that the fields a queue scan reads (up to `links`) share a line.
@@ -72,6 +76,7 @@ struct alignas(64) Request {
     int peer = -1;              // world rank of the other side (a receive's once known)
     void* buffer = nullptr;     // receive buffer or send buffer
     std::span<const transport::Segment> segments;  // receive: instead of buffer
+    const std::atomic<std::uint64_t>* ready = nullptr;  // send: CompletionHook::bytes_ready
     std::size_t bytes = 0;      // send size or receive capacity
     Completion result{};
     // Opaque to this layer: the API's communicator handle, for error reporting.

@@ -1,17 +1,23 @@
 #include "p2p/segments.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 
+#include "base/cpu.hpp"
 #include "base/log.hpp"
 #include "p2p/engine.hpp"
+#include "p2p/wire.hpp"
 
 namespace si::p2p {
 
 transport::Result read_into(transport::Transport& transport, int peer,
-                            std::span<const Segment> pieces, std::uint64_t remote,
+                            std::span<const Segment> pieces, std::size_t skip, std::uint64_t remote,
                             std::size_t bytes) {
+    for (; !pieces.empty() && skip >= pieces.front().bytes; pieces = pieces.subspan(1))
+        skip -= static_cast<std::size_t>(pieces.front().bytes);
     // Pieces 64 at a time: enough to amortise the system call, few enough
     // for the stack of any thread that progresses.
     std::array<Segment, 64> call;
@@ -19,10 +25,15 @@ transport::Result read_into(transport::Transport& transport, int peer,
         std::size_t count = 0;
         std::uint64_t batch = 0;
         for (; count < call.size() && !pieces.empty() && batch < bytes;
-             pieces = pieces.subspan(1)) {
-            const std::uint64_t n = std::min<std::uint64_t>(pieces.front().bytes, bytes - batch);
-            call[count++] = Segment{pieces.front().address, n};
+             pieces = pieces.subspan(1), skip = 0) {
+            const Segment& piece = pieces.front();
+            const std::uint64_t n = std::min<std::uint64_t>(piece.bytes - skip, bytes - batch);
+            call[count++] = Segment{piece.address + skip, n};
             batch += n;
+            if (skip + n < piece.bytes) {  // the batch ends inside this piece
+                skip += static_cast<std::size_t>(n);
+                break;
+            }
         }
         if (transport.rdma_readv(peer, std::span(call.data(), count), remote) !=
             transport::Result::done)
@@ -43,25 +54,49 @@ void scatter(std::span<const Segment> pieces, const std::byte* data, std::size_t
     }
 }
 
-bool Engine::reads_into_pieces_from(int world_peer) const {
-    if (!options_.receive_in_pieces) return false;
+bool Engine::streams_with(int world_peer) const {
+    if (!options_.stream_noncontiguous) return false;
     if (world_peer != kAnySource) return transport_of_[world_peer]->capabilities().vectored;
-    return std::ranges::all_of(
-        transports_, [](const transport::Transport* t) { return t->capabilities().vectored; });
+    return std::ranges::all_of(transports_, [](const transport::Transport* t) {
+        return t->capabilities().vectored;
+    });
 }
 
-transport::Result Engine::read_into_pieces(const Request& request, int peer, std::uint64_t remote,
-                                           std::size_t bytes) {
+transport::Result Engine::read_streamed(const Request& request, int peer, const RtsHeader& rts,
+                                        std::size_t bytes) {
     transport::Transport& transport = *transport_of_[peer];
     if (!transport.capabilities().vectored) {
-        log::error(
-            "internal: a receive in pieces met a rendezvous from rank {} over {}, which "
-            "cannot read into pieces",
-            peer, transport.capabilities().name);
+        log::error("internal: a streamed rendezvous with rank {} over {}, which cannot stream",
+                   peer, transport.capabilities().name);
         return transport::Result::failed;
     }
-    ++stats_.piecewise_reads;
-    return read_into(transport, peer, request.segments, remote, bytes);
+    if (!request.segments.empty()) ++stats_.piecewise_reads;
+    if (rts.ready != 0) ++stats_.reads_behind_packing;
+    // The sender is inside its send call, packing: it soon has more ready.
+    // Yielding between looks lets it run if it shares this CPU.
+    std::size_t done = 0;
+    while (done < bytes) {
+        std::uint64_t ready = bytes;
+        if (rts.ready != 0 &&
+            transport.rdma_read(peer, &ready, sizeof ready, transport::RemoteKey{rts.ready, 0}, 0) !=
+                transport::Result::done)
+            return transport::Result::failed;
+        const std::size_t until = static_cast<std::size_t>(std::min<std::uint64_t>(ready, bytes));
+        if (until < bytes && until < done + kStreamPart) {
+            cpu_relax();
+            sched_yield();
+            continue;
+        }
+        const std::uint64_t remote = rts.address + done;
+        const transport::Result result =
+            request.segments.empty()
+                ? transport.rdma_read(peer, static_cast<std::byte*>(request.buffer) + done,
+                                      until - done, transport::RemoteKey{remote, rts.key}, 0)
+                : read_into(transport, peer, request.segments, done, remote, until - done);
+        if (result != transport::Result::done) return transport::Result::failed;
+        done = until;
+    }
+    return transport::Result::done;
 }
 
 }  // namespace si::p2p

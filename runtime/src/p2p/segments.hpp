@@ -1,14 +1,16 @@
-// Receives in pieces: a receive of a non-contiguous datatype that the API
-// layer did not give a scratch copy (api/packing.hpp) but described as a
-// list of pieces of the user's memory. Eager data is copied from the
-// receive slot into the pieces; a rendezvous reads the sender's run into
-// them with the transport's vectored read (Capabilities::vectored), which
-// saves the unpack. Nothing here allocates.
-//
-// Sends stay packed: reading the sender's pieces remotely costs the kernel
-// a page walk per piece, and in measurements (README, "Derived datatypes")
-// lost to packing at 4 KiB runs and gained nothing when the receive was in
-// pieces too.
+// Non-contiguous rendezvous that stream, on transports that read
+// synchronously (Capabilities::vectored: shared memory):
+//  - the sender sends its RTS before it packs, then packs a part at a time,
+//    publishing how many bytes are ready (RtsHeader::ready); the receiver
+//    reads behind it, so that the two copies run at once on two cores
+//    instead of one after the other;
+//  - a receive whose type has long runs gives the engine the pieces of the
+//    user's memory (CompletionHook::segments) instead of a scratch copy:
+//    eager data is copied from the receive slot into them, a rendezvous
+//    read into them with vectored reads, which saves the unpack.
+// The sender's pieces are never read in place: that costs the kernel a page
+// walk per piece, and in measurements (README, "Derived datatypes") lost to
+// packing. Nothing here allocates.
 #pragma once
 
 #include <cstddef>
@@ -21,10 +23,14 @@ namespace si::p2p {
 
 using transport::Segment;
 
-// Reads `bytes` from the peer's run at `remote` into the first of `pieces`,
-// in calls of at most kMaxSegmentsPerCall. Returns done or failed.
+// A streamed send publishes its progress every this many bytes, and its
+// receiver reads at least this many at a time until the end.
+inline constexpr std::size_t kStreamPart = 128 * 1024;
+
+// Reads `bytes` from the peer's run at `remote` into `pieces`, from `skip`
+// bytes into them, in calls of at most 64 pieces. Returns done or failed.
 transport::Result read_into(transport::Transport& transport, int peer,
-                            std::span<const Segment> pieces, std::uint64_t remote,
+                            std::span<const Segment> pieces, std::size_t skip, std::uint64_t remote,
                             std::size_t bytes);
 
 // Copies `bytes` of contiguous data into the first of `pieces`.

@@ -6,6 +6,10 @@
 // rest, which the transport keeps for the next pass inside MPI.
 #include "p2p/engine.hpp"
 
+#include <cstring>
+
+#include "p2p/wire.hpp"
+
 namespace si::p2p {
 
 int Engine::progress_in_signal_handler() {
@@ -51,7 +55,7 @@ bool Engine::fin_safe_in_signal(const ControlHeader& control) {
 }
 
 bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
-                                    MessageKind kind, int peer) const {
+                                    MessageKind kind, int peer, const std::byte* body) const {
     // An unexpected message needs an entry, a hook may do anything, and
     // taking a receive out of an indexed queue may free one of its bins.
     if (request == nullptr || request->hook || claim != ReceiveClaim::taken || posted_.indexed())
@@ -59,6 +63,10 @@ bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
     // A detached receive is released when it completes, registration and all.
     if (request->detached && request->registered_with != nullptr) return false;
     if (kind == MessageKind::eager) return true;
+    // A sender still packing is followed by a pass inside MPI, not here.
+    RtsHeader rts;
+    std::memcpy(&rts, body, sizeof rts);
+    if (rts.ready != 0) return false;
     // An RTS is read into the buffer (registered beforehand where reads pin
     // it) and ends with a FIN, which needs room to be set aside if the
     // sender's slots are full (send_or_queue).

@@ -13,9 +13,10 @@ struct Stats {
     std::uint64_t rendezvous_bytes = 0;
     std::uint64_t rdma_reads = 0;
     std::uint64_t rdma_read_bytes = 0;
-    // ... of which into a receive in pieces, which saved the unpack
-    // (p2p/segments.hpp).
+    // ... of which into a receive in pieces, which saved the unpack, and
+    // behind a sender still packing (p2p/segments.hpp).
     std::uint64_t piecewise_reads = 0;
+    std::uint64_t reads_behind_packing = 0;
     // One-sided transfers of the RMA layer (Engine::rdma_locked): Put and
     // Get data, and the epoch counters written into peers' windows.
     std::uint64_t rma_writes = 0;

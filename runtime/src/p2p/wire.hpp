@@ -14,6 +14,10 @@ struct RtsHeader {
     std::uint64_t key;
     std::uint64_t request;  // Request::wire_id() of the send
     std::uint64_t sent_ns;  // sender's CLOCK_MONOTONIC when the RTS left
+    // While the sender still packs the data: the address of its count of
+    // bytes packed so far (Request::ready), which the receiver reads behind
+    // (p2p/segments.hpp); 0 when all are.
+    std::uint64_t ready;
 };
 
 enum class ControlType : std::uint32_t {

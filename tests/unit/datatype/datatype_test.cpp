@@ -254,6 +254,36 @@ TEST(Datatype, StridedPiecesFlattenAndPack) {
     EXPECT_EQ(free_type(h), MPI_SUCCESS);
 }
 
+// Packing a part at a time gives pack()'s bytes whatever the parts' sizes,
+// parts that end inside a run included; a contiguous type too.
+TEST(Datatype, PackerPacksInPartsWhatPackPacksAtOnce) {
+    std::vector<Piece> pieces;
+    for (int i = 0; i < 5; ++i)
+        pieces.push_back(Piece{MPI_SHORT, 6 * i, static_cast<std::size_t>(1 + i % 3)});
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, false, "uneven", h), MPI_SUCCESS);
+    std::vector<short> items(200);
+    for (std::size_t i = 0; i < items.size(); ++i) items[i] = static_cast<short>(i * 7 + 1);
+    for (const Type* t : {lookup(h), lookup(MPI_SHORT)}) {
+        const std::size_t count = 7, bytes = t->bytes(count);
+        std::vector<std::byte> whole(bytes), parts(bytes + 1, std::byte{0x5a});
+        pack(*t, items.data(), count, whole.data());
+        for (std::size_t part : {std::size_t{1}, std::size_t{3}, std::size_t{5}, bytes}) {
+            SCOPED_TRACE(testing::Message() << t->name << ", parts of " << part);
+            Packer packer(*t, items.data(), count);
+            std::size_t done = 0;
+            while (const std::size_t n = packer.next(parts.data() + done, part)) {
+                EXPECT_LE(n, part);
+                done += n;
+            }
+            EXPECT_EQ(done, bytes);
+            EXPECT_TRUE(std::equal(whole.begin(), whole.end(), parts.begin()));
+            EXPECT_EQ(parts[bytes], std::byte{0x5a}) << "nothing packed past the end";
+        }
+    }
+    EXPECT_EQ(free_type(h), MPI_SUCCESS);
+}
+
 // A struct {char; double} with 3 elements: the inverse of elements_in walks
 // its runs of different units.
 TEST(Datatype, BytesForElementsOfAMixedStruct) {

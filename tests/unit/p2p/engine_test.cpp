@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
+#include <thread>
+
+#include "p2p/segments.hpp"
 
 #include "loopback_transport.hpp"
 
@@ -254,6 +258,10 @@ class Pieces final : public CompletionHook {
 };
 
 TEST_P(EngineTest, ReceiveInPiecesTakesEagerAndRendezvousData) {
+    if (GetParam().deferred_rdma) {  // such a transport cannot stream, and the engine knows
+        EXPECT_FALSE(engine(1).streams_with(0));
+        return;
+    }
     const std::size_t limit = GetParam().eager_limit;
     for (std::size_t bytes : {std::size_t{1}, limit, 4 * limit + 3, 700 * std::size_t{5}}) {
         for (bool receiver_first : {true, false}) {
@@ -283,6 +291,55 @@ TEST_P(EngineTest, ReceiveInPiecesTakesEagerAndRendezvousData) {
         }
     }
     EXPECT_GT(engine(1).stats().piecewise_reads, 0u);
+}
+
+// A send still being packed (CompletionHook::bytes_ready): its receiver reads
+// behind the packing, into one run or into pieces, and gets every byte.
+class Packing final : public CompletionHook {
+  public:
+    void completed(const Completion&) override {}
+    const std::atomic<std::uint64_t>* bytes_ready() const override { return &ready; }
+    std::atomic<std::uint64_t> ready{0};
+};
+
+TEST_P(EngineTest, ReceiverReadsBehindASenderStillPacking) {
+    if (GetParam().deferred_rdma) {  // such a transport cannot stream, and the engine knows
+        EXPECT_FALSE(engine(1).streams_with(0));
+        return;
+    }
+    const std::size_t bytes = 3 * kStreamPart + 5;
+    for (bool in_pieces : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "receive in pieces " << in_pieces);
+        const auto data = pattern(bytes, 11);
+        std::vector<char> staged(bytes, 0);  // what the sender has packed so far
+        std::vector<char> room(in_pieces ? Pieces::room_for(bytes) : bytes, 'x');
+        Request* r = engine(1).irecv(in_pieces ? nullptr : room.data(), bytes, 0, 6, comm(1), 4,
+                                     false,
+                                     in_pieces ? std::make_unique<Pieces>(room, bytes) : nullptr);
+        auto hook = std::make_unique<Packing>();
+        std::atomic<std::uint64_t>& ready = hook->ready;
+        Request* s = engine(0).isend(staged.data(), bytes, 1, 6, comm(0), 4, SendMode::standard,
+                                     std::move(hook));
+        std::thread packer([&] {
+            for (std::size_t done = 0; done < bytes;) {
+                const std::size_t n = std::min(kStreamPart / 2, bytes - done);
+                std::memcpy(staged.data() + done, data.data() + done, n);
+                done += n;
+                ready.store(done, std::memory_order_release);
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+        });
+        run_until_complete({r, s});
+        packer.join();
+        ASSERT_EQ(r->result.bytes, bytes);
+        for (std::size_t i = 0; i < bytes; ++i) {
+            const std::size_t at = in_pieces ? i / 5 * 8 + i % 5 : i;
+            ASSERT_EQ(room[at], data[i]) << "byte " << i;
+        }
+        engine(0).release(s);
+        engine(1).release(r);
+    }
+    EXPECT_EQ(engine(1).stats().reads_behind_packing, 2u);
 }
 
 TEST_P(EngineTest, FloodBeyondReceiveSlotsLosesNothing) {

@@ -9,7 +9,8 @@ public:
     Endpoint(LoopbackFabric& fabric, int rank)
         : fabric_(fabric), rank_(rank), delivered_(fabric.inbox_.size(), 0) {
         capabilities_ = transport::Capabilities{"loopback", 1 << 20, true, true};
-        capabilities_.vectored = true;
+        // Vectored transports finish every read before returning.
+        capabilities_.vectored = !fabric.deferred_rdma_;
     }
 
     const transport::Capabilities& capabilities() const override { return capabilities_; }

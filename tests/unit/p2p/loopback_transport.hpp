@@ -1,7 +1,7 @@
 // An in-process transport joining several engines, for unit tests of the
 // protocol: bounded receive slots per sender (to exercise the send queue),
-// RDMA by memcpy (reads into pieces too, always at once), completed at once
-// or at the next progress call.
+// RDMA by memcpy, completed at once (then vectored reads too) or at the next
+// progress call.
 #pragma once
 
 #include <deque>
