@@ -279,7 +279,11 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
                          rank, members, members - 1);
     }
     const auto r = static_cast<std::size_t>(rank);
-    void* base = static_cast<std::byte*>(w->shared.data()) + w->shared_offsets[r];
+    // A member without memory has no base: NULL, as in MPICH (its
+    // rma/win_shared_noncontig_put checks it).
+    void* base = w->shared_sizes[r] == 0
+                     ? nullptr
+                     : static_cast<std::byte*>(w->shared.data()) + w->shared_offsets[r];
     *size = w->shared_sizes[r];
     *disp_unit = w->shared_units[r];
     std::memcpy(baseptr, &base, sizeof base);

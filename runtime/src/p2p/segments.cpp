@@ -18,9 +18,7 @@ transport::Result read_into(transport::Transport& transport, int peer,
                             std::size_t bytes) {
     for (; !pieces.empty() && skip >= pieces.front().bytes; pieces = pieces.subspan(1))
         skip -= static_cast<std::size_t>(pieces.front().bytes);
-    // Pieces 64 at a time: enough to amortise the system call, few enough
-    // for the stack of any thread that progresses.
-    std::array<Segment, 64> call;
+    std::array<Segment, transport::kMaxSegmentsPerCall> call;
     while (bytes > 0 && !pieces.empty()) {
         std::size_t count = 0;
         std::uint64_t batch = 0;

@@ -28,7 +28,7 @@ using transport::Segment;
 inline constexpr std::size_t kStreamPart = 128 * 1024;
 
 // Reads `bytes` from the peer's run at `remote` into `pieces`, from `skip`
-// bytes into them, in calls of at most 64 pieces. Returns done or failed.
+// bytes into them, kMaxSegmentsPerCall pieces a call. Returns done or failed.
 transport::Result read_into(transport::Transport& transport, int peer,
                             std::span<const Segment> pieces, std::size_t skip, std::uint64_t remote,
                             std::size_t bytes);

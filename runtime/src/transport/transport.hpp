@@ -71,8 +71,9 @@ struct Segment {
     std::uint64_t address = 0;
     std::uint64_t bytes = 0;
 };
-// Most segments one rdma_readv takes (Linux's IOV_MAX).
-inline constexpr std::size_t kMaxSegmentsPerCall = 1024;
+// Most segments one rdma_readv takes: enough to amortise a system call, few
+// enough for the stack of any thread that progresses.
+inline constexpr std::size_t kMaxSegmentsPerCall = 64;
 
 struct Registration {
     void* address = nullptr;

@@ -4,7 +4,8 @@
  * gives each rank memory the others can load and store directly, laid out
  * contiguously by default (rank r + 1's part starts where rank r's ends).
  * MPI_Win_shared_query returns any member's part in this process's address
- * space, and for MPI_PROC_NULL the first part with memory. Stores made by
+ * space (NULL for a part without memory, as in MPICH), and for MPI_PROC_NULL
+ * the first part with memory. Stores made by
  * one rank are seen by the others after MPI_Win_sync and a barrier inside a
  * lock_all epoch (the standard's pattern for the unified model), and RMA
  * calls on the window reach the same memory. Over ranks of several nodes
@@ -45,6 +46,8 @@ static int direct_access(MPI_Comm node, int rank, int size) {
         if (got_size > 0) {
             for (int i = 0; i < kInts; ++i) errs += MT_EQ(part[i], 1000 * r + i);
             previous_end = (char*)part + got_size;
+        } else {
+            errs += MT_CHECK(part == NULL, "rank %d's empty part has a base", r);
         }
     }
     MPI_Aint first_size = 0;
