@@ -143,6 +143,11 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_REAL16 ((MPI_Datatype)0x08000039)
 #define MPI_COMPLEX32 ((MPI_Datatype)0x0800003a)
 #define MPI_INTEGER16 ((MPI_Datatype)0x0800003b)
+/* C++'s bool and std::complex (MPI-3.0), laid out as C's _Bool and _Complex. */
+#define MPI_CXX_BOOL ((MPI_Datatype)0x0800003c)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x0800003d)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x0800003e)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0800003f)
 
 #define MPI_OP_NULL ((MPI_Op)0x0c000000)
 #define MPI_MAX ((MPI_Op)0x0c000001)

@@ -189,15 +189,15 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     const si::datatype::Type* type = nullptr;
     if (int rc = call.any_datatype(datatype, type)) return rc;
     if (int rc = call.not_null(type_name, "type_name")) return rc;
-    if (type->predefined)
-        return call.fail(MPI_ERR_TYPE, "{} is predefined; its name cannot change", type->name);
+    // A predefined type may be renamed too, as in MPICH (its datatype/typename).
     std::lock_guard lock(g_names_mutex);
     g_names[datatype].assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
     return MPI_SUCCESS;
 }
 
 // A derived type nobody named has the empty name, as the standard says
-// (error messages describe it by its construction instead).
+// (error messages describe it by its construction instead); a predefined
+// one its own unless renamed.
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     Call call("MPI_Type_get_name");
@@ -205,10 +205,8 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     if (int rc = call.any_datatype(datatype, type)) return rc;
     if (int rc = call.not_null(type_name, "type_name")) return rc;
     if (int rc = call.not_null(resultlen, "resultlen")) return rc;
-    std::string name;
-    if (type->predefined) {
-        name = type->name;
-    } else {
+    std::string name = type->predefined ? type->name : "";
+    {
         std::lock_guard lock(g_names_mutex);
         const auto it = g_names.find(datatype);
         if (it != g_names.end()) name = it->second;

@@ -7,8 +7,8 @@
 // long enough gives the engine the pieces of the user's memory instead.
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>

@@ -66,7 +66,8 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<unsigned>(MPI_UNSIGNED, Family::c_integer, "MPI_UNSIGNED"),
         basic<long>(MPI_LONG, Family::c_integer, "MPI_LONG"),
         basic<unsigned long>(MPI_UNSIGNED_LONG, Family::c_integer, "MPI_UNSIGNED_LONG"),
-        basic<long long>(MPI_LONG_LONG, Family::c_integer, "MPI_LONG_LONG"),
+        // Aliased handles carry MPICH's name: MPI_LONG_LONG_INT, MPI_C_COMPLEX.
+        basic<long long>(MPI_LONG_LONG, Family::c_integer, "MPI_LONG_LONG_INT"),
         basic<unsigned long long>(MPI_UNSIGNED_LONG_LONG, Family::c_integer,
                                   "MPI_UNSIGNED_LONG_LONG"),
         basic<float>(MPI_FLOAT, Family::floating, "MPI_FLOAT"),
@@ -83,7 +84,7 @@ std::array<Type, kPredefinedCount> make_predefined() {
         // C++ bool and C _Bool share size and representation on every ABI we target.
         basic<bool>(MPI_C_BOOL, Family::logical, "MPI_C_BOOL"),
         // std::complex<T> is layout-compatible with C's T _Complex (two T's).
-        basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, Family::complex, "MPI_C_FLOAT_COMPLEX"),
+        basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, Family::complex, "MPI_C_COMPLEX"),
         basic<std::complex<double>>(MPI_C_DOUBLE_COMPLEX, Family::complex, "MPI_C_DOUBLE_COMPLEX"),
         basic<std::complex<long double>>(MPI_C_LONG_DOUBLE_COMPLEX, Family::complex,
                                          "MPI_C_LONG_DOUBLE_COMPLEX"),
@@ -119,6 +120,13 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<Real16>(MPI_REAL16, Family::floating, "MPI_REAL16"),
         basic<Complex32>(MPI_COMPLEX32, Family::complex, "MPI_COMPLEX32"),
         basic<Integer16>(MPI_INTEGER16, Family::fortran_integer, "MPI_INTEGER16"),
+        basic<bool>(MPI_CXX_BOOL, Family::logical, "MPI_CXX_BOOL"),
+        basic<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, Family::complex,
+                                   "MPI_CXX_FLOAT_COMPLEX"),
+        basic<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, Family::complex,
+                                    "MPI_CXX_DOUBLE_COMPLEX"),
+        basic<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, Family::complex,
+                                         "MPI_CXX_LONG_DOUBLE_COMPLEX"),
     };
     for (const Type& type : all) t[type.handle & kIndexMask] = type;
     return t;

@@ -151,7 +151,8 @@ typedef _Complex float __attribute__((mode(TC))) Complex32;
 using Integer16 = __int128;
 
 // Handle indices of the predefined types run from 1 to kPredefinedCount - 1.
-inline constexpr int kPredefinedCount = (MPI_INTEGER16 & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
+inline constexpr int kPredefinedCount =
+    (MPI_CXX_LONG_DOUBLE_COMPLEX & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
 
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
 // created handle, or a handle of another kind. The pointer stays valid for the

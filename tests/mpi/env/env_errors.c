@@ -2,7 +2,8 @@
  * Program-defined errors and object names: MPI_Add_error_class/code/string,
  * MPI_Error_class and MPI_Error_string on them, the MPI_LASTUSEDCODE
  * attribute, MPI_Comm_call_errhandler reaching a user handler with the code,
- * and MPI_Type_set_name/get_name (predefined names, the empty default).
+ * and MPI_Type_set_name/get_name (predefined names, aliases and C++'s types,
+ * the empty default, renaming a predefined type).
  */
 #include <string.h>
 
@@ -76,5 +77,22 @@ int main(int argc, char** argv) {
     MPI_Type_get_name(pair, name, &len);
     errs += MT_CHECK(strcmp(name, "complex_pair") == 0, "named type is named '%s'", name);
     MPI_Type_free(&pair);
+    /* Aliases answer with MPICH's names; C++'s types exist (MPI-3.0). */
+    MPI_Type_get_name(MPI_LONG_LONG, name, &len);
+    errs += MT_CHECK(strcmp(name, "MPI_LONG_LONG_INT") == 0 || strcmp(name, "MPI_LONG_LONG") == 0,
+                     "MPI_LONG_LONG is named '%s'", name);
+    MPI_Type_get_name(MPI_CXX_DOUBLE_COMPLEX, name, &len);
+    errs += MT_CHECK(strcmp(name, "MPI_CXX_DOUBLE_COMPLEX") == 0, "MPI_CXX_DOUBLE_COMPLEX is named '%s'",
+                     name);
+    int size = 0;
+    MPI_Type_size(MPI_CXX_BOOL, &size);
+    errs += MT_EQ(size, 1);
+    MPI_Type_size(MPI_CXX_LONG_DOUBLE_COMPLEX, &size);
+    errs += MT_EQ(size, (int)(2 * sizeof(long double)));
+    /* A predefined type may be renamed, as in MPICH. */
+    errs += MT_CLASS(MPI_Type_set_name(MPI_FLOAT, "single"), MPI_SUCCESS);
+    MPI_Type_get_name(MPI_FLOAT, name, &len);
+    errs += MT_CHECK(strcmp(name, "single") == 0, "renamed MPI_FLOAT is named '%s'", name);
+    MPI_Type_set_name(MPI_FLOAT, "MPI_FLOAT");
     return mtest_finish(errs);
 }

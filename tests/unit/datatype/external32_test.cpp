@@ -79,13 +79,17 @@ const Expected kSizes[] = {
     {MPI_REAL16, 16},
     {MPI_COMPLEX32, 2 * 16},
     {MPI_INTEGER16, 16},
+    {MPI_CXX_BOOL, 1},
+    {MPI_CXX_FLOAT_COMPLEX, 2 * 4},
+    {MPI_CXX_DOUBLE_COMPLEX, 2 * 8},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * 16},
 };
 
 // The types holding a long double, which a random binary128 does not survive
 // (it rounds to x87's 64-bit significand): LongDoubleIsBinary128 covers them.
 bool holds_long_double(MPI_Datatype handle) {
     return handle == MPI_LONG_DOUBLE || handle == MPI_C_LONG_DOUBLE_COMPLEX ||
-           handle == MPI_LONG_DOUBLE_INT;
+           handle == MPI_CXX_LONG_DOUBLE_COMPLEX || handle == MPI_LONG_DOUBLE_INT;
 }
 
 std::string hex(const std::vector<std::uint8_t>& bytes) {
