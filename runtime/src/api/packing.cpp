@@ -1,6 +1,7 @@
 #include "api/packing.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "p2p/segments.hpp"
 
@@ -8,17 +9,32 @@ namespace si::api {
 
 namespace {
 
+}  // namespace
+
+// A send's packed copy, and for a streamed one the count of bytes packed so
+// far, which its receiver follows. The send's hook and, while it packs, the
+// sending call share it: whichever lets go last frees it, so a thread that
+// completes the send never frees what the caller still packs into.
+struct Outgoing::Packed {
+    explicit Packed(std::size_t size) : bytes(std::make_unique_for_overwrite<std::byte[]>(size)) {}
+    std::unique_ptr<std::byte[]> bytes;
+    std::atomic<std::uint64_t> ready{0};
+};
+
+namespace {
+
 class KeepPacked final : public p2p::CompletionHook {
   public:
-    KeepPacked(std::unique_ptr<std::byte[]> packed,
-               std::unique_ptr<std::atomic<std::uint64_t>> ready)
-        : packed_(std::move(packed)), ready_(std::move(ready)) {}
+    KeepPacked(std::shared_ptr<const Outgoing::Packed> packed, bool streamed)
+        : packed_(std::move(packed)), streamed_(streamed) {}
     void completed(const p2p::Completion&) override {}
-    const std::atomic<std::uint64_t>* bytes_ready() const override { return ready_.get(); }
+    const std::atomic<std::uint64_t>* bytes_ready() const override {
+        return streamed_ ? &packed_->ready : nullptr;
+    }
 
   private:
-    std::unique_ptr<std::byte[]> packed_;
-    std::unique_ptr<std::atomic<std::uint64_t>> ready_;  // streamed sends only
+    std::shared_ptr<const Outgoing::Packed> packed_;
+    bool streamed_;
 };
 
 class UnpackReceived final : public p2p::CompletionHook {
@@ -80,31 +96,31 @@ Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& 
         data_ = bytes_ == 0 ? buffer : type.data(buffer);
         return;
     }
-    packed_ = std::make_unique_for_overwrite<std::byte[]>(bytes_);
-    data_ = packed_.get();
-    if (streaming == Streaming::no) {
-        datatype::pack(type, buffer, count, packed_.get());
-        return;
-    }
-    packer_.emplace(type, buffer, count);
-    ready_ = std::make_unique<std::atomic<std::uint64_t>>(0);
-    stream_to_ = packed_.get();
-    stream_ready_ = ready_.get();
+    packed_ = std::make_shared<Packed>(bytes_);
+    data_ = packed_->bytes.get();
+    if (streaming == Streaming::no)
+        datatype::pack(type, buffer, count, packed_->bytes.get());
+    else
+        packer_.emplace(type, buffer, count);
 }
+
+Outgoing::~Outgoing() = default;
 
 std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     if (!packed_) return nullptr;
-    return std::make_unique<KeepPacked>(std::move(packed_), std::move(ready_));
+    const bool streamed = packer_.has_value();
+    return std::make_unique<KeepPacked>(streamed ? packed_ : std::move(packed_), streamed);
 }
 
 void Outgoing::pack_while_sent() {
     if (!packer_) return;
     std::size_t done = 0;
-    while (const std::size_t n = packer_->next(stream_to_ + done, p2p::kStreamPart)) {
+    while (const std::size_t n = packer_->next(packed_->bytes.get() + done, p2p::kStreamPart)) {
         done += n;
-        stream_ready_->store(done, std::memory_order_release);
+        packed_->ready.store(done, std::memory_order_release);
     }
     packer_.reset();
+    packed_.reset();
 }
 
 Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,

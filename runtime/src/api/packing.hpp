@@ -7,7 +7,6 @@
 // long enough gives the engine the pieces of the user's memory instead.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -35,6 +34,7 @@ class Outgoing {
   public:
     Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
              Streaming streaming = Streaming::no);
+    ~Outgoing();
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
     // Keeps the packed copy (if any) alive until the send completes; null if
@@ -45,16 +45,13 @@ class Outgoing {
     // engine took the send, before anything that may wait.
     void pack_while_sent();
 
+    struct Packed;  // packing.cpp
+
   private:
     const void* data_;
     std::size_t bytes_;
-    std::unique_ptr<std::byte[]> packed_;
-    // Streamed: the packer, and the count of bytes it packed, which the hook
-    // owns once the engine took it.
-    std::optional<datatype::Packer> packer_;
-    std::unique_ptr<std::atomic<std::uint64_t>> ready_;
-    std::byte* stream_to_ = nullptr;
-    std::atomic<std::uint64_t>* stream_ready_ = nullptr;
+    std::shared_ptr<Packed> packed_;
+    std::optional<datatype::Packer> packer_;  // streamed, until packed
 };
 
 // Room to receive `count` items of `type` into `buffer`. `keep_contents`:
