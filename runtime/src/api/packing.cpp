@@ -7,10 +7,6 @@
 
 namespace si::api {
 
-namespace {
-
-}  // namespace
-
 // A send's packed copy, and for a streamed one the count of bytes packed so
 // far, which its receiver follows. The send's hook and, while it packs, the
 // sending call share it: whichever lets go last frees it, so a thread that
