@@ -204,10 +204,6 @@ constexpr std::array<Codec, kPredefinedCount> make_codecs() {
     set(MPI_C_FLOAT_COMPLEX, complex<float, 4>());
     set(MPI_C_DOUBLE_COMPLEX, complex<double, 8>());
     set(MPI_C_LONG_DOUBLE_COMPLEX, codec<Complex<LongDouble>>());
-    set(MPI_CXX_BOOL, scalar<bool, 1>());
-    set(MPI_CXX_FLOAT_COMPLEX, complex<float, 4>());
-    set(MPI_CXX_DOUBLE_COMPLEX, complex<double, 8>());
-    set(MPI_CXX_LONG_DOUBLE_COMPLEX, codec<Complex<LongDouble>>());
     set(MPI_FLOAT_INT, pair<float, 4>());
     set(MPI_DOUBLE_INT, pair<double, 8>());
     set(MPI_LONG_INT, pair<long, 4>());
@@ -235,6 +231,11 @@ constexpr std::array<Codec, kPredefinedCount> make_codecs() {
     set(MPI_COMPLEX8, complex<float, 4>());
     set(MPI_COMPLEX16, complex<double, 8>());
     set(MPI_COMPLEX32, complex<Real16, 16>());
+    // C++'s types are C's.
+    set(MPI_CXX_BOOL, t[MPI_C_BOOL & kIndexMask]);
+    set(MPI_CXX_FLOAT_COMPLEX, t[MPI_C_FLOAT_COMPLEX & kIndexMask]);
+    set(MPI_CXX_DOUBLE_COMPLEX, t[MPI_C_DOUBLE_COMPLEX & kIndexMask]);
+    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[MPI_C_LONG_DOUBLE_COMPLEX & kIndexMask]);
     return t;
 }
 

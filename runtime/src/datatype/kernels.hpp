@@ -268,10 +268,11 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_REAL16, floating_row<Real16>());
     set(MPI_COMPLEX32, complex_row<Complex32>());
     set(MPI_INTEGER16, fortran_integer_row<Integer16>());
-    set(MPI_CXX_BOOL, logical_row<bool>());
-    set(MPI_CXX_FLOAT_COMPLEX, complex_row<std::complex<float>>());
-    set(MPI_CXX_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
-    set(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_row<std::complex<long double>>());
+    // C++'s types are C's.
+    set(MPI_CXX_BOOL, t[MPI_C_BOOL & kIndexMask]);
+    set(MPI_CXX_FLOAT_COMPLEX, t[MPI_C_FLOAT_COMPLEX & kIndexMask]);
+    set(MPI_CXX_DOUBLE_COMPLEX, t[MPI_C_DOUBLE_COMPLEX & kIndexMask]);
+    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[MPI_C_LONG_DOUBLE_COMPLEX & kIndexMask]);
     set(MPI_LOGICAL, logical_row<std::int32_t>());
     set(MPI_2INTEGER, pair_row<std::int32_t>());
     set(MPI_2REAL, pair_row<float, float>());
