@@ -9,10 +9,10 @@
 // already one dense run (`contiguous`) is sent from and received into the
 // user's memory directly; any other is packed and unpacked by the API layer.
 //
-// The pair types used by MPI_MAXLOC / MPI_MINLOC pack as the whole C struct,
-// padding included (MPI_DOUBLE_INT: 12 bytes of data, 16 packed), so that a
-// reduction can run its kernels on the packed form. MPI_Get_count therefore
-// divides received bytes by the packed size, not by MPI_Type_size.
+// The pair types used by MPI_MAXLOC / MPI_MINLOC pack as their value then
+// their index, without the C struct's padding (MPI_DOUBLE_INT: 16 bytes in
+// memory, 12 packed), so that a struct of a double and an int matches it. The
+// reduction kernels run on that packed form.
 //
 // A type whose every unit is the same predefined type (`base`) reduces
 // element-wise on the packed form; a mixed one takes only user operators.
@@ -90,7 +90,8 @@ struct Type {
     bool committed = false;
     // For messages: "MPI_DOUBLE", "vector(4 x 2 x MPI_INT, stride 8)".
     const char* name = "";
-    // Derived types only; a predefined type is one unit at offset 0.
+    // Derived types and the pair types; any other predefined type is one
+    // unit at offset 0.
     std::shared_ptr<const TypeMap> map;
     // Derived types only: how the program built it (MPI_Type_get_envelope).
     std::shared_ptr<const Envelope> envelope;
@@ -132,8 +133,8 @@ struct Envelope {
     std::vector<Type> types;            // their state when the type was built
 };
 
-// The layout of the pair types (MPI_FLOAT_INT is ValueIndex<float>, MPI_2REAL
-// ValueIndex<float, float>, ...).
+// The layout of the pair types in memory (MPI_FLOAT_INT is ValueIndex<float>,
+// MPI_2REAL ValueIndex<float, float>, ...); packed, there is no padding.
 template <typename V, typename I = int>
 struct ValueIndex {
     V value;

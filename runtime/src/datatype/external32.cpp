@@ -25,10 +25,10 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 template <std::size_t N>
 using unsigned_of = std::conditional_t<
     N == 1, std::uint8_t,
-    std::conditional_t<N == 2, std::uint16_t,
-                       std::conditional_t<N == 4, std::uint32_t,
-                                          std::conditional_t<N == 8, std::uint64_t,
-                                                             unsigned __int128>>>>;
+    std::conditional_t<
+        N == 2, std::uint16_t,
+        std::conditional_t<N == 4, std::uint32_t,
+                           std::conditional_t<N == 8, std::uint64_t, unsigned __int128>>>>;
 
 // `bits` in big-endian byte order, or back: its own inverse.
 template <typename U>
@@ -109,21 +109,20 @@ struct Complex {
     }
 };
 
-// A value-index pair type: natively the C struct, padding included
-// (datatype.hpp); in external32 the value, then the index, with no padding.
-template <typename V, typename I, typename Value, typename Index>
+// A value-index pair type: natively packed as its value then its index
+// (datatype.hpp), as in external32, where each part has its standard size.
+template <typename Value, typename Index>
 struct Pair {
-    using Layout = ValueIndex<V, I>;
-    static constexpr std::size_t kNative = sizeof(Layout);
+    static constexpr std::size_t kNative = Value::kNative + Index::kNative;
     static constexpr std::size_t kExternal = Value::kExternal + Index::kExternal;
 
     static void encode(const std::byte* native, std::byte* external) {
-        Value::encode(native + offsetof(Layout, value), external);
-        Index::encode(native + offsetof(Layout, index), external + Value::kExternal);
+        Value::encode(native, external);
+        Index::encode(native + Value::kNative, external + Value::kExternal);
     }
     static void decode(const std::byte* external, std::byte* native) {
-        Value::decode(external, native + offsetof(Layout, value));
-        Index::decode(external + Value::kExternal, native + offsetof(Layout, index));
+        Value::decode(external, native);
+        Index::decode(external + Value::kExternal, native + Value::kNative);
     }
 };
 
@@ -164,7 +163,7 @@ constexpr Codec complex() {
 
 template <typename V, std::size_t NV, typename I = int, std::size_t NI = 4>
 constexpr Codec pair() {
-    return codec<Pair<V, I, Scalar<V, NV>, Scalar<I, NI>>>();
+    return codec<Pair<Scalar<V, NV>, Scalar<I, NI>>>();
 }
 
 // [type index]; the sizes are the standard's, whatever the C type's.
@@ -209,7 +208,7 @@ constexpr std::array<Codec, kPredefinedCount> make_codecs() {
     set(MPI_LONG_INT, pair<long, 4>());
     set(MPI_2INT, pair<int, 4>());
     set(MPI_SHORT_INT, pair<short, 2>());
-    set(MPI_LONG_DOUBLE_INT, codec<Pair<long double, int, LongDouble, Scalar<int, 4>>>());
+    set(MPI_LONG_DOUBLE_INT, codec<Pair<LongDouble, Scalar<int, 4>>>());
     set(MPI_CHARACTER, scalar<char, 1>());
     set(MPI_INTEGER, scalar<std::int32_t, 4>());
     set(MPI_REAL, scalar<float, 4>());

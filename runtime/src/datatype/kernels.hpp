@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "datatype/datatype.hpp"
@@ -121,18 +122,23 @@ void elementwise(const void* in, void* inout, std::size_t n) {
 }
 
 // MPI_MAXLOC / MPI_MINLOC: the better value wins; on equal values the lower
-// index wins, as the standard requires, whichever operand it came from.
+// index wins, as the standard requires, whichever operand it came from. The
+// pairs are packed (datatype.hpp): a value then an index, unaligned.
 template <typename V, typename I, bool kMax>
 void locate(const void* in, void* inout, std::size_t n) {
-    const auto* __restrict__ a = static_cast<const ValueIndex<V, I>*>(in);
-    auto* __restrict__ b = static_cast<ValueIndex<V, I>*>(inout);
-    for (std::size_t i = 0; i < n; ++i) {
-        const V av = a[i].value;
-        const V bv = b[i].value;
+    constexpr std::size_t kPair = sizeof(V) + sizeof(I);
+    const auto* a = static_cast<const std::byte*>(in);
+    auto* b = static_cast<std::byte*>(inout);
+    for (std::size_t i = 0; i < n; ++i, a += kPair, b += kPair) {
+        V av, bv;
+        I ai, bi;
+        std::memcpy(&av, a, sizeof av);
+        std::memcpy(&bv, b, sizeof bv);
+        std::memcpy(&ai, a + sizeof(V), sizeof ai);
+        std::memcpy(&bi, b + sizeof(V), sizeof bi);
         const bool better = kMax ? av > bv : av < bv;
-        const bool take_index = better || (av == bv && a[i].index < b[i].index);
-        b[i].value = better ? av : bv;
-        b[i].index = take_index ? a[i].index : b[i].index;
+        if (better) std::memcpy(b, &av, sizeof av);
+        if (better || (av == bv && ai < bi)) std::memcpy(b + sizeof(V), &ai, sizeof ai);
     }
 }
 

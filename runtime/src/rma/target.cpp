@@ -63,6 +63,35 @@ void Window::apply_follow_up() {
     apply(follow_up_origin_, follow_up_header_, data);
 }
 
+namespace {
+
+// A pair type whose value and index are apart in memory (MPI_DOUBLE_INT, and
+// MPI_SHORT_INT with padding between them) is two runs per unit, while its
+// operator takes whole packed pairs: each item is gathered, reduced and put back.
+void apply_gathered(std::byte* window, const MessageHeader& header,
+                    std::span<const TargetBlock> blocks, const datatype::Op& op,
+                    const datatype::Type& element, const std::byte* in,
+                    std::vector<std::byte>* reply) {
+    std::vector<std::byte> item_data;
+    for (std::uint64_t i = 0; i < header.count; ++i) {
+        std::byte* item = window + static_cast<std::int64_t>(i) * header.extent;
+        item_data.clear();
+        for (const TargetBlock& block : blocks)
+            item_data.insert(item_data.end(), item + block.offset,
+                             item + block.offset + block.length);
+        if (reply != nullptr) reply->insert(reply->end(), item_data.begin(), item_data.end());
+        datatype::apply(op, element, in, item_data.data(), item_data.size() / element.packed);
+        in += item_data.size();
+        const std::byte* from = item_data.data();
+        for (const TargetBlock& block : blocks) {
+            std::memcpy(item + block.offset, from, block.length);
+            from += block.length;
+        }
+    }
+}
+
+}  // namespace
+
 void Window::apply(int origin, std::span<const std::byte> message,
                    std::span<const std::byte> data) {
     MessageHeader header;
@@ -84,6 +113,10 @@ void Window::apply(int origin, std::span<const std::byte> message,
         reply.assign(window, window + size);
         if (std::memcmp(window, data.data(), size) == 0)
             std::memcpy(window, data.data() + size, size);
+    } else if (op != nullptr && element != nullptr && !header.no_op && element->map &&
+               element->map->size() > 1) {
+        apply_gathered(window, header, blocks, *op, *element, data.data(),
+                       replies ? &reply : nullptr);
     } else {
         const std::byte* in = data.data();
         for (std::uint64_t i = 0; i < header.count; ++i) {

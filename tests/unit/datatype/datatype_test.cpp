@@ -5,6 +5,7 @@
 #include <atomic>
 #include <climits>
 #include <complex>
+#include <cstddef>
 #include <cstring>
 #include <set>
 #include <string>
@@ -153,7 +154,7 @@ TEST(Datatype, PredefinedTypesMatchTheirCTypes) {
         // MPI_LONG_LONG and MPI_C_FLOAT_COMPLEX are aliases; the table names them as MPICH
         // does, MPI_LONG_LONG_INT and MPI_C_COMPLEX.
         EXPECT_STREQ(t->name, e.name);
-        EXPECT_EQ(t->bytes(3), 3 * e.extent);
+        EXPECT_EQ(t->bytes(3), 3 * e.size);
     }
 }
 
@@ -170,12 +171,58 @@ TEST(Datatype, EveryPredefinedHandleIsCovered) {
     EXPECT_EQ(lookup(MPI_C_COMPLEX), lookup(MPI_C_FLOAT_COMPLEX));
 }
 
-TEST(Datatype, PairTypesCarryTheirPadding) {
-    // 12 bytes of data in a 16-byte struct on LP64: the wire carries 16.
-    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->size, sizeof(double) + sizeof(int));
-    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->extent, sizeof(DoubleInt));
-    EXPECT_EQ(lookup(MPI_SHORT_INT)->extent, sizeof(ShortInt));
-    EXPECT_EQ(lookup(MPI_DOUBLE_INT)->family, Family::pair);
+TEST(Datatype, PairTypesPackWithoutTheirPadding) {
+    // 12 bytes of data in a 16-byte struct on LP64: the wire carries 12.
+    const Type& double_int = *lookup(MPI_DOUBLE_INT);
+    EXPECT_EQ(double_int.size, sizeof(double) + sizeof(int));
+    EXPECT_EQ(double_int.packed, double_int.size);
+    EXPECT_EQ(double_int.extent, sizeof(DoubleInt));
+    EXPECT_EQ(double_int.true_extent, sizeof(double) + sizeof(int));
+    EXPECT_EQ(double_int.family, Family::pair);
+    EXPECT_FALSE(double_int.contiguous);
+    // Padding between the value and the index is left out too.
+    const Type& short_int = *lookup(MPI_SHORT_INT);
+    EXPECT_EQ(short_int.extent, sizeof(ShortInt));
+    EXPECT_EQ(short_int.packed, sizeof(short) + sizeof(int));
+    const ShortInt pair[2] = {{-2, 7}, {3, 9}};
+    std::vector<std::byte> packed(short_int.bytes(2));
+    pack(short_int, pair, 2, packed.data());
+    short value = 0;
+    int index = 0;
+    std::memcpy(&value, packed.data() + 6, sizeof value);
+    std::memcpy(&index, packed.data() + 8, sizeof index);
+    EXPECT_EQ(value, 3);
+    EXPECT_EQ(index, 9);
+    // A lone value counts as one element, and a pair without padding stays dense.
+    EXPECT_EQ(elements_in(short_int, 2), 1u);
+    EXPECT_EQ(elements_in(short_int, 6), 2u);
+    EXPECT_EQ(elements_in(*lookup(MPI_2INT), 12), 3u);
+    EXPECT_TRUE(lookup(MPI_2INT)->contiguous);
+    EXPECT_TRUE(lookup(MPI_FLOAT_INT)->contiguous);
+}
+
+// MPI's type matching lets a struct of a double and an int stand for
+// MPI_DOUBLE_INT: both pack to the same bytes.
+TEST(Datatype, PairTypesPackLikeAStructOfTheirParts) {
+    const DoubleInt pairs[2] = {{1.5, 4}, {-2.0, 8}};
+    const Piece pieces[] = {{MPI_DOUBLE, offsetof(DoubleInt, v), 1},
+                            {MPI_INT, offsetof(DoubleInt, i), 1}};
+    MPI_Datatype as_struct = MPI_DATATYPE_NULL;
+    ASSERT_EQ(create_from_pieces(pieces, true, "struct", as_struct), MPI_SUCCESS);
+    const Type& pair_type = *lookup(MPI_DOUBLE_INT);
+    const Type& struct_type = *lookup(as_struct);
+    ASSERT_EQ(struct_type.packed, pair_type.packed);
+    EXPECT_EQ(struct_type.extent, pair_type.extent);
+    std::vector<std::byte> a(pair_type.bytes(2)), b(struct_type.bytes(2));
+    pack(pair_type, pairs, 2, a.data());
+    pack(struct_type, pairs, 2, b.data());
+    EXPECT_EQ(a, b);
+    DoubleInt back[2] = {};
+    unpack(pair_type, b.data(), b.size(), back);
+    EXPECT_EQ(back[1].v, -2.0);
+    EXPECT_EQ(back[1].i, 8);
+    EXPECT_EQ(elements_in(pair_type, b.size()), 4u);
+    EXPECT_EQ(free_type(as_struct), MPI_SUCCESS);
 }
 
 TEST(Datatype, InvalidHandlesAreNotFound) {
