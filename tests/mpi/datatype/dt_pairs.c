@@ -63,15 +63,20 @@ static int check_layout(const char* name, MPI_Datatype type, int data, MPI_Aint 
 
 static int layouts(void) {
     int errs = 0;
-    errs += check_layout("MPI_FLOAT_INT", MPI_FLOAT_INT, sizeof(float) + sizeof(int),
-                         sizeof(struct { float v; int i; }));
+    errs +=
+        check_layout("MPI_FLOAT_INT", MPI_FLOAT_INT, sizeof(float) + sizeof(int), sizeof(struct {
+                         float v;
+                         int i;
+                     }));
     errs += check_layout("MPI_DOUBLE_INT", MPI_DOUBLE_INT, sizeof(double) + sizeof(int),
                          sizeof(DoubleInt));
-    errs += check_layout("MPI_LONG_INT", MPI_LONG_INT, sizeof(long) + sizeof(int),
-                         sizeof(struct { long v; int i; }));
+    errs += check_layout("MPI_LONG_INT", MPI_LONG_INT, sizeof(long) + sizeof(int), sizeof(struct {
+                             long v;
+                             int i;
+                         }));
     errs += check_layout("MPI_2INT", MPI_2INT, 2 * sizeof(int), 2 * sizeof(int));
-    errs += check_layout("MPI_SHORT_INT", MPI_SHORT_INT, sizeof(short) + sizeof(int),
-                         sizeof(ShortInt));
+    errs +=
+        check_layout("MPI_SHORT_INT", MPI_SHORT_INT, sizeof(short) + sizeof(int), sizeof(ShortInt));
     errs += check_layout("MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT,
                          sizeof(long double) + sizeof(int), sizeof(LongDoubleInt));
     return errs;
@@ -136,10 +141,10 @@ static int short_pairs_and_a_lone_value(void) {
     ShortInt out[2] = {{-3, 11}, {4, 12}}, in[2] = {{0, 0}, {0, 0}};
     MPI_Status status;
     MPI_Sendrecv(out, 2, as_struct, 0, 2, in, 2, MPI_SHORT_INT, 0, 2, MPI_COMM_SELF, &status);
-    errs += MT_CHECK(in[0].value == -3 && in[0].index == 11 && in[1].value == 4 &&
-                         in[1].index == 12,
-                     "MPI_SHORT_INT from structs: (%d, %d) (%d, %d)", in[0].value, in[0].index,
-                     in[1].value, in[1].index);
+    errs +=
+        MT_CHECK(in[0].value == -3 && in[0].index == 11 && in[1].value == 4 && in[1].index == 12,
+                 "MPI_SHORT_INT from structs: (%d, %d) (%d, %d)", in[0].value, in[0].index,
+                 in[1].value, in[1].index);
 
     int lengths[3] = {1, 1, 1};
     MPI_Aint offsets[3] = {offsetof(DoubleInt, value), offsetof(DoubleInt, index),
@@ -153,9 +158,9 @@ static int short_pairs_and_a_lone_value(void) {
     int count = 0, elements = 0;
     MPI_Get_count(&status, MPI_DOUBLE_INT, &count);
     MPI_Get_elements(&status, MPI_DOUBLE_INT, &elements);
-    errs += MT_CHECK(count == MPI_UNDEFINED && elements == 3,
-                     "double, int, double as MPI_DOUBLE_INT: count %d, elements %d", count,
-                     elements);
+    errs +=
+        MT_CHECK(count == MPI_UNDEFINED && elements == 3,
+                 "double, int, double as MPI_DOUBLE_INT: count %d, elements %d", count, elements);
 #ifdef SI_MPI
     errs += MT_CHECK(got[1].value == 2.0, "the lone value arrived as %g", got[1].value);
 #endif
@@ -172,10 +177,10 @@ static int reductions(void) {
     const int top = size >= 3 ? 2 : size - 1; /* the largest rank % 3 */
     ShortInt s[2] = {{(short)(rank % 3), rank}, {(short)(-(rank % 3)), rank}}, smin[2];
     MPI_Allreduce(s, smin, 2, MPI_SHORT_INT, MPI_MINLOC, MPI_COMM_WORLD);
-    errs += MT_CHECK(smin[0].value == 0 && smin[0].index == 0 && smin[1].value == -top &&
-                         smin[1].index == top,
-                     "MINLOC on MPI_SHORT_INT: (%d, %d) (%d, %d)", smin[0].value, smin[0].index,
-                     smin[1].value, smin[1].index);
+    errs += MT_CHECK(
+        smin[0].value == 0 && smin[0].index == 0 && smin[1].value == -top && smin[1].index == top,
+        "MINLOC on MPI_SHORT_INT: (%d, %d) (%d, %d)", smin[0].value, smin[0].index, smin[1].value,
+        smin[1].index);
 
     LongDoubleInt l = {(long double)(rank % 3) / 3, rank}, lmax;
     MPI_Allreduce(&l, &lmax, 1, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
@@ -227,8 +232,8 @@ static int accumulates(void) {
     ShortInt s[2] = {{(short)mine, rank}, {(short)(mine + 1), rank}};
     DoubleInt d = {mine + 0.25, rank};
     MPI_Accumulate(s, 2, MPI_SHORT_INT, 0, 0, 2, MPI_SHORT_INT, MPI_MINLOC, win);
-    MPI_Accumulate(&d, 1, MPI_DOUBLE_INT, 0, offsetof(Target, d), 1, MPI_DOUBLE_INT,
-                   MPI_MINLOC, win);
+    MPI_Accumulate(&d, 1, MPI_DOUBLE_INT, 0, offsetof(Target, d), 1, MPI_DOUBLE_INT, MPI_MINLOC,
+                   win);
     MPI_Win_fence(0, win);
     ShortInt fetched[2];
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
