@@ -135,7 +135,8 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<Complex32>(MPI_COMPLEX32, Family::complex, "MPI_COMPLEX32"),
         basic<Integer16>(MPI_INTEGER16, Family::fortran_integer, "MPI_INTEGER16"),
         basic<bool>(MPI_CXX_BOOL, Family::logical, "MPI_CXX_BOOL"),
-        basic<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, Family::complex, "MPI_CXX_FLOAT_COMPLEX"),
+        basic<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, Family::complex,
+                                   "MPI_CXX_FLOAT_COMPLEX"),
         basic<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, Family::complex,
                                     "MPI_CXX_DOUBLE_COMPLEX"),
         basic<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, Family::complex,
@@ -166,7 +167,7 @@ std::string short_name(std::string name) {
 
 std::span<const Block> Type::blocks(Block& storage) const {
     if (map) return *map;
-    // A predefined type but a pair: one unit, as wide as its extent.
+    // A predefined type other than a pair: one unit, as wide as its extent.
     storage = Block{0, packed, static_cast<std::uint32_t>(packed),
                     static_cast<std::uint32_t>(basic_elements)};
     return {&storage, 1};
@@ -187,7 +188,7 @@ int commit(MPI_Datatype handle) {
     const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
     if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return MPI_SUCCESS;
     return derived_types().update(handle, [](Type& type) { type.committed = true; }) ? MPI_SUCCESS
-                                                                                     : MPI_ERR_TYPE;
+                                                                               : MPI_ERR_TYPE;
 }
 
 int free_type(MPI_Datatype handle) {

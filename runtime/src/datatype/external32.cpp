@@ -25,10 +25,10 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 template <std::size_t N>
 using unsigned_of = std::conditional_t<
     N == 1, std::uint8_t,
-    std::conditional_t<
-        N == 2, std::uint16_t,
-        std::conditional_t<N == 4, std::uint32_t,
-                           std::conditional_t<N == 8, std::uint64_t, unsigned __int128>>>>;
+    std::conditional_t<N == 2, std::uint16_t,
+                       std::conditional_t<N == 4, std::uint32_t,
+                                          std::conditional_t<N == 8, std::uint64_t,
+                                                             unsigned __int128>>>>;
 
 // `bits` in big-endian byte order, or back: its own inverse.
 template <typename U>
