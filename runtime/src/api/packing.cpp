@@ -121,13 +121,14 @@ void Outgoing::pack_while_sent() {
 
 Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,
                    Streaming streaming)
-    : buffer_(buffer), type_(type), data_(nullptr), capacity_(type.bytes(count)) {
+    : buffer_(buffer), data_(nullptr), capacity_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = capacity_ == 0 ? buffer : type.data(buffer);
         return;
     }
     if (streaming == Streaming::allowed && !keep_contents) pieces_ = pieces_of(type, buffer, count);
     if (!pieces_.empty()) return;
+    type_ = type;
     packed_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);
     data_ = packed_.get();
     if (keep_contents) datatype::pack(type, buffer, count, packed_.get());
@@ -136,11 +137,11 @@ Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, 
 std::unique_ptr<p2p::CompletionHook> Incoming::unpack_when_received() {
     if (!pieces_.empty()) return std::make_unique<HoldPieces>(std::move(pieces_));
     if (!packed_) return nullptr;
-    return std::make_unique<UnpackReceived>(type_, buffer_, capacity_, std::move(packed_));
+    return std::make_unique<UnpackReceived>(*type_, buffer_, capacity_, std::move(packed_));
 }
 
 void Incoming::unpack(std::size_t bytes) const {
-    if (packed_) datatype::unpack(type_, packed_.get(), std::min(bytes, capacity_), buffer_);
+    if (packed_) datatype::unpack(*type_, packed_.get(), std::min(bytes, capacity_), buffer_);
 }
 
 BlockBuffer::BlockBuffer(const void* buffer, std::span<const Layout> layout, bool pack_contents) {

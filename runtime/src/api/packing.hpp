@@ -74,7 +74,9 @@ class Incoming {
 
   private:
     void* buffer_;
-    datatype::Type type_;  // a copy: the handle may be freed before completion
+    // With the scratch copy only (a copy: the handle may be freed before
+    // completion); not made otherwise, as every receive makes an Incoming.
+    std::optional<datatype::Type> type_;
     void* data_;
     std::size_t capacity_;
     std::unique_ptr<std::byte[]> packed_;

@@ -90,8 +90,8 @@ int start(Call& call, MPI_Request handle, const char* argument) {
 
 }  // namespace
 
-PersistentRequest* find_persistent(MPI_Request handle) {
-    return is_kind(handle, HandleKind::persistent_request) ? table().find(handle) : nullptr;
+PersistentRequest* persistent_in_table(MPI_Request handle) {
+    return table().find(handle);
 }
 
 void free_persistent(MPI_Request handle) {

@@ -31,15 +31,16 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
-Streaming streaming_to(const Communicator& c, int dest, std::size_t bytes) {
+Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count) {
+    if (type.contiguous || dest == MPI_PROC_NULL) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
-    if (dest == MPI_PROC_NULL || bytes <= engine.eager_limit()) return Streaming::no;
+    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit()) return Streaming::no;
     return engine.streams_with(c.ref().world_of[dest]) ? Streaming::allowed : Streaming::no;
 }
 
-Streaming streaming_from(const Communicator& c, int source) {
+Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type) {
+    if (type.contiguous || source == MPI_PROC_NULL) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
-    if (source == MPI_PROC_NULL) return Streaming::no;
     const int world = source == MPI_ANY_SOURCE ? p2p::kAnySource : c.ref().world_of[source];
     return engine.streams_with(world) ? Streaming::allowed : Streaming::no;
 }
@@ -51,7 +52,7 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     Outgoing message(buf, count, *type,
-                     streaming_to(*c, dest, type->bytes(static_cast<std::size_t>(count))));
+                     streaming_to(*c, dest, *type, count));
     out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
                                         c->send_context(), mode, message.keep_until_sent());
     out->owner = comm;
@@ -65,7 +66,7 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    Incoming room(buf, count, *type, false, streaming_from(*c, source));
+    Incoming room(buf, count, *type, false, streaming_from(*c, source, *type));
     out = Runtime::get()->engine->irecv(room.data(), room.capacity(), source, tag, c->ref(),
                                         c->p2p_context(), blocking, room.unpack_when_received());
     out->owner = comm;
@@ -183,12 +184,12 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     si::p2p::Engine& engine = *Runtime::get()->engine;
     // Receive first: a peer doing the same then finds its message expected.
-    Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source));
+    Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source, *rtype));
     si::p2p::Request* receive =
         engine.irecv(room.data(), room.capacity(), source, recvtag, c->ref(), c->p2p_context(),
                      true, room.unpack_when_received());
     Outgoing message(sendbuf, sendcount, *stype,
-                     streaming_to(*c, dest, stype->bytes(static_cast<std::size_t>(sendcount))));
+                     streaming_to(*c, dest, *stype, sendcount));
     si::p2p::Request* send =
         engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->send_context(),
                      si::p2p::SendMode::standard, message.keep_until_sent());

@@ -21,10 +21,12 @@ int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, in
 int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
 
-// Whether a send of `bytes` to communicator rank `dest`, or a receive from
-// `source` (MPI_ANY_SOURCE included), may stream (api/packing.hpp).
-Streaming streaming_to(const Communicator& c, int dest, std::size_t bytes);
-Streaming streaming_from(const Communicator& c, int source);
+// Whether a send of `count` items of a non-contiguous type to communicator
+// rank `dest`, or a receive of one from `source` (MPI_ANY_SOURCE included),
+// may stream (api/packing.hpp). A contiguous type never does, and is not
+// looked at further: every message asks.
+Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count);
+Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type);
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);

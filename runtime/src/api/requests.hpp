@@ -1,6 +1,7 @@
 // MPI_Request handles and the completion calls built on them.
 #pragma once
 
+#include "api/handles.hpp"
 #include "mpi.h"
 #include "p2p/request.hpp"
 
@@ -47,8 +48,14 @@ struct PersistentRequest {
     const char* name = nullptr;  // unused
 };
 
-// nullptr unless `handle` names a persistent request.
-PersistentRequest* find_persistent(MPI_Request handle);
+// The persistent request `handle` names, or nullptr (also for a handle of
+// another kind).
+PersistentRequest* persistent_in_table(MPI_Request handle);
+// nullptr unless `handle` names a persistent request; inline, as every
+// completion asks it of every handle.
+inline PersistentRequest* find_persistent(MPI_Request handle) {
+    return is_kind(handle, HandleKind::persistent_request) ? persistent_in_table(handle) : nullptr;
+}
 // MPI_Request_free: an active operation completes on its own.
 void free_persistent(MPI_Request handle);
 
