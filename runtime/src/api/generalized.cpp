@@ -84,7 +84,7 @@ int run_query(const Generalized& g, MPI_Status* status) {
 
 // find() answers at once, without the lock, while the program has none.
 bool is_generalized(const p2p::Request* request) {
-    // Before the handle is made: every completion asks.
+    // Every completion asks: the usual answer comes before the handle is made.
     if (registry().live.load(std::memory_order_acquire) == 0) return false;
     return find(handle_of(request)) != nullptr;
 }

@@ -51,8 +51,7 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    Outgoing message(buf, count, *type,
-                     streaming_to(*c, dest, *type, count));
+    Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
     out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
                                         c->send_context(), mode, message.keep_until_sent());
     out->owner = comm;
