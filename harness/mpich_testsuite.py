@@ -77,7 +77,6 @@ class Builder:
         self.source, self.work, self.sicc = source, work, sicc
         self.include = ["-I", str(work / "cfg"), "-I", str(source / "include"),
                         "-I", str(source / "dtpools" / "include")]
-        self.objects = []
 
     def prepare(self):
         cfg = self.work / "cfg"
@@ -86,25 +85,25 @@ class Builder:
         (cfg / "mtest_mpix.h").write_text("")  # MPICH generates it; empty outside MPICH
         # dtpools includes "../dtpoolsconf.h", which the -I above finds here.
         (self.work / "dtpoolsconf.h").write_text("")
-        lib = self.work / "lib"
-        lib.mkdir(exist_ok=True)
+        self.lib = self.work / "lib"
+        self.lib.mkdir(exist_ok=True)
         units = [self.source / "util" / f for f in ("mtest.c", "mtest_common.c", "dtypes.c")]
         units += sorted((self.source / "dtpools" / "src").glob("*.c"))
-        for unit in units:
-            obj = lib / (unit.stem + ".o")
-            if not obj.exists():
-                if run([self.sicc, "-w", "-c", *self.include, str(unit), "-o", str(obj)],
-                       log=lib / (unit.stem + ".log")) != 0:
-                    sys.exit(f"cannot compile {unit}: see {lib / (unit.stem + '.log')}")
-            self.objects.append(str(obj))
+        self.objects = [self.compile(unit) for unit in units]
         # main() of the tests that define run(), and the thread package: real
         # threads for test/mpi/threads, stubs for the others.
-        for unit in ("run_mpitests", "mtest_single", "mtest_thread"):
-            obj = lib / (unit + ".o")
-            if not obj.exists():
-                run([self.sicc, "-w", "-c", *self.include,
-                     str(self.source / "util" / (unit + ".c")), "-o", str(obj)])
-        self.main = lib / "run_mpitests.o"
+        self.main = self.compile(self.source / "util" / "run_mpitests.c")
+        self.threads = {kind: self.compile(self.source / "util" / f"mtest_{kind}.c")
+                        for kind in ("single", "thread")}
+
+    def compile(self, unit):
+        """The object file of one utility source, compiled once."""
+        obj = self.lib / (unit.stem + ".o")
+        log = self.lib / (unit.stem + ".log")
+        if not obj.exists() and run([self.sicc, "-w", "-c", *self.include, str(unit), "-o",
+                                     str(obj)], log=log) != 0:
+            sys.exit(f"cannot compile {unit}: see {log}")
+        return str(obj)
 
     def build(self, directory, name, sources, flags):
         """The program's path, or None when it does not build."""
@@ -117,11 +116,10 @@ class Builder:
         # Newer tests define run() and take main() from run_mpitests.c.
         has_main = any(re.search(r"^int main", Path(f).read_text(errors="replace"), re.M)
                        for f in files)
-        threads = "mtest_thread.o" if directory.startswith("threads") else "mtest_single.o"
-        command = [self.sicc, "-w", *flags, *self.include, *files, *self.objects,
-                   str(self.work / "lib" / threads)]
+        threads = self.threads["thread" if directory.startswith("threads") else "single"]
+        command = [self.sicc, "-w", *flags, *self.include, *files, *self.objects, threads]
         if not has_main:
-            command.append(str(self.main))
+            command.append(self.main)
         command += ["-lm", "-lpthread", "-o", str(exe)]
         return exe if run(command, log=out / (name + ".build.log")) == 0 else None
 
