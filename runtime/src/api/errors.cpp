@@ -252,20 +252,17 @@ int Call::reduction(MPI_Op handle, const datatype::Type& type, const datatype::O
     return MPI_SUCCESS;
 }
 
-int Call::count(int value, const char* argument) {
-    if (value < 0) return fail(MPI_ERR_COUNT, "{} is {}; it must be 0 or more", argument, value);
-    return MPI_SUCCESS;
+int Call::negative_count(int value, const char* argument) {
+    return fail(MPI_ERR_COUNT, "{} is {}; it must be 0 or more", argument, value);
 }
 
-int Call::buffer(const void* buffer, int count, const char* argument) {
-    if (buffer == nullptr && count > 0)
-        return fail(MPI_ERR_BUFFER, "{} is NULL while the count is {}", argument, count);
-    return MPI_SUCCESS;
+int Call::null_buffer(int count, const char* argument) {
+    return fail(MPI_ERR_BUFFER, "{} is NULL while the count is {}", argument, count);
 }
 
-int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type,
-                  const datatype::Type*& out, const char* buffer_name, const char* count_name,
-                  const char* type_name) {
+int Call::any_message(const void* buffer_pointer, int count_value, MPI_Datatype type,
+                      const datatype::Type*& out, const char* buffer_name, const char* count_name,
+                      const char* type_name) {
     if (int rc = count(count_value, count_name)) return rc;
     // No data, no type: MPICH takes MPI_DATATYPE_NULL there (its pt2pt/recvnull).
     if (count_value == 0 && type == MPI_DATATYPE_NULL) {
@@ -278,20 +275,10 @@ int Call::message(const void* buffer_pointer, int count_value, MPI_Datatype type
     return buffer(buffer_pointer, count_value, buffer_name);
 }
 
-int Call::destination(const Communicator& comm, int rank, const char* argument) {
-    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peers())) return MPI_SUCCESS;
-    return fail(MPI_ERR_RANK, "invalid {} {}: {} has {} {}ranks (valid: 0..{} or MPI_PROC_NULL)",
+int Call::invalid_rank(const Communicator& comm, int rank, const char* argument, bool receive) {
+    return fail(MPI_ERR_RANK, "invalid {} {}: {} has {} {}ranks (valid: 0..{}{} or MPI_PROC_NULL)",
                 argument, rank, describe_comm(comm), comm.peers(), comm.inter() ? "remote " : "",
-                comm.peers() - 1);
-}
-
-int Call::source(const Communicator& comm, int rank, const char* argument) {
-    if (rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peers()))
-        return MPI_SUCCESS;
-    return fail(MPI_ERR_RANK,
-                "invalid {} {}: {} has {} {}ranks (valid: 0..{}, MPI_ANY_SOURCE or MPI_PROC_NULL)",
-                argument, rank, describe_comm(comm), comm.peers(), comm.inter() ? "remote " : "",
-                comm.peers() - 1);
+                comm.peers() - 1, receive ? ", MPI_ANY_SOURCE" : "");
 }
 
 int Call::root(const Communicator& comm, int rank) {
@@ -300,21 +287,13 @@ int Call::root(const Communicator& comm, int rank) {
                 describe_comm(comm), comm.size(), comm.size() - 1);
 }
 
-int Call::send_tag(int tag, const char* argument) {
-    if (tag >= 0 && tag <= p2p::kMaxTag) return MPI_SUCCESS;
-    return fail(MPI_ERR_TAG, "invalid {} {}: tags of a send range from 0 to MPI_TAG_UB = {}",
-                argument, tag, p2p::kMaxTag);
+int Call::invalid_tag(int tag, const char* argument, bool receive) {
+    return fail(MPI_ERR_TAG, "invalid {} {}: tags of a {} range from 0 to MPI_TAG_UB = {}{}",
+                argument, tag, receive ? "receive" : "send", p2p::kMaxTag,
+                receive ? ", or MPI_ANY_TAG" : "");
 }
 
-int Call::receive_tag(int tag, const char* argument) {
-    if (tag == MPI_ANY_TAG || (tag >= 0 && tag <= p2p::kMaxTag)) return MPI_SUCCESS;
-    return fail(MPI_ERR_TAG,
-                "invalid {} {}: tags of a receive range from 0 to MPI_TAG_UB = {}, or MPI_ANY_TAG",
-                argument, tag, p2p::kMaxTag);
-}
-
-int Call::not_null(const void* pointer, const char* argument) {
-    if (pointer != nullptr) return MPI_SUCCESS;
+int Call::null_argument(const char* argument) {
     return fail(MPI_ERR_ARG, "{} is NULL", argument);
 }
 

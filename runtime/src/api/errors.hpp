@@ -18,6 +18,7 @@
 #include "api/communicator.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
+#include "p2p/tuple.hpp"
 #include "mpi.h"
 
 namespace si::api {
@@ -65,21 +66,58 @@ public:
                      const char* argument = "datatype");
     // The operator exists and is defined for the type.
     int reduction(MPI_Op handle, const datatype::Type& type, const datatype::Op*& out);
-    int count(int value, const char* argument = "count");
-    int buffer(const void* buffer, int count, const char* argument = "buf");
+    // The checks every message call makes are inline for their usual outcome;
+    // their failures (and the rarer cases) are out of line.
+    int count(int value, const char* argument = "count") {
+        return value >= 0 ? MPI_SUCCESS : negative_count(value, argument);
+    }
+    int buffer(const void* buffer, int count, const char* argument = "buf") {
+        return buffer != nullptr || count <= 0 ? MPI_SUCCESS : null_buffer(count, argument);
+    }
     // A whole message description: buffer, count and committed datatype (or
     // MPI_DATATYPE_NULL with count 0, which MPICH takes for no data).
     int message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
                 const char* buffer_name = "buf", const char* count_name = "count",
-                const char* type_name = "datatype");
-    int destination(const Communicator& comm, int rank, const char* argument = "dest");
-    int source(const Communicator& comm, int rank, const char* argument = "source");
+                const char* type_name = "datatype") {
+        // A predefined type is committed; only its data needs a buffer.
+        const datatype::Type* predefined = datatype::find_predefined(type);
+        if (predefined != nullptr && count >= 0 &&
+            (buffer != nullptr || count == 0 || predefined->size == 0)) {
+            out = predefined;
+            return MPI_SUCCESS;
+        }
+        return any_message(buffer, count, type, out, buffer_name, count_name, type_name);
+    }
+    int destination(const Communicator& comm, int rank, const char* argument = "dest") {
+        if ((rank >= 0 && rank < comm.peers()) || rank == MPI_PROC_NULL) return MPI_SUCCESS;
+        return invalid_rank(comm, rank, argument, false);
+    }
+    int source(const Communicator& comm, int rank, const char* argument = "source") {
+        if ((rank >= 0 && rank < comm.peers()) || rank == MPI_ANY_SOURCE || rank == MPI_PROC_NULL)
+            return MPI_SUCCESS;
+        return invalid_rank(comm, rank, argument, true);
+    }
     int root(const Communicator& comm, int rank);
-    int send_tag(int tag, const char* argument = "tag");
-    int receive_tag(int tag, const char* argument = "tag");
-    int not_null(const void* pointer, const char* argument);
+    int send_tag(int tag, const char* argument = "tag") {
+        return tag >= 0 && tag <= p2p::kMaxTag ? MPI_SUCCESS : invalid_tag(tag, argument, false);
+    }
+    int receive_tag(int tag, const char* argument = "tag") {
+        if ((tag >= 0 && tag <= p2p::kMaxTag) || tag == MPI_ANY_TAG) return MPI_SUCCESS;
+        return invalid_tag(tag, argument, true);
+    }
+    int not_null(const void* pointer, const char* argument) {
+        return pointer != nullptr ? MPI_SUCCESS : null_argument(argument);
+    }
 
 private:
+    int negative_count(int value, const char* argument);
+    int null_buffer(int count, const char* argument);
+    int any_message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
+                    const char* buffer_name, const char* count_name, const char* type_name);
+    int invalid_rank(const Communicator& comm, int rank, const char* argument, bool receive);
+    int invalid_tag(int tag, const char* argument, bool receive);
+    int null_argument(const char* argument);
+
     const char* function_;
     MPI_Comm error_comm_ = MPI_COMM_WORLD;
 };

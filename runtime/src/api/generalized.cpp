@@ -43,13 +43,15 @@ class GeneralizedActivity final : public p2p::Activity {
     std::shared_ptr<Generalized> state_;
 };
 
-// The live generalized requests by handle; `live` lets the completion calls
-// skip the lock when there are none.
+// The live generalized requests by handle.
 struct Registry {
     std::mutex mutex;
     std::unordered_map<MPI_Request, std::shared_ptr<Generalized>> by_handle;
-    std::atomic<int> live{0};
 };
+
+// How many the registry holds, outside it so that the completion calls read
+// it without the lock or the registry's first-use guard.
+constinit std::atomic<int> g_live{0};
 
 Registry& registry() {
     static Registry instance;
@@ -57,8 +59,8 @@ Registry& registry() {
 }
 
 std::shared_ptr<Generalized> find(MPI_Request handle) {
+    if (g_live.load(std::memory_order_acquire) == 0) return nullptr;
     Registry& r = registry();
-    if (r.live.load(std::memory_order_acquire) == 0) return nullptr;
     const std::lock_guard lock(r.mutex);
     const auto it = r.by_handle.find(handle);
     return it == r.by_handle.end() ? nullptr : it->second;
@@ -67,7 +69,7 @@ std::shared_ptr<Generalized> find(MPI_Request handle) {
 void forget(MPI_Request handle) {
     Registry& r = registry();
     const std::lock_guard lock(r.mutex);
-    if (r.by_handle.erase(handle) != 0) r.live.fetch_sub(1, std::memory_order_release);
+    if (r.by_handle.erase(handle) != 0) g_live.fetch_sub(1, std::memory_order_release);
 }
 
 int run_free(const Generalized& g) {
@@ -85,7 +87,7 @@ int run_query(const Generalized& g, MPI_Status* status) {
 // find() answers at once, without the lock, while the program has none.
 bool is_generalized(const p2p::Request* request) {
     // Every completion asks: the usual answer comes before the handle is made.
-    if (registry().live.load(std::memory_order_acquire) == 0) return false;
+    if (g_live.load(std::memory_order_acquire) == 0) return false;
     return find(handle_of(request)) != nullptr;
 }
 
@@ -153,7 +155,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
     Registry& r = registry();
     const std::lock_guard lock(r.mutex);
     r.by_handle.emplace(*request, std::move(state));
-    r.live.fetch_add(1, std::memory_order_release);
+    g_live.fetch_add(1, std::memory_order_release);
     return MPI_SUCCESS;
 }
 

@@ -89,7 +89,7 @@ Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& 
                    Streaming streaming)
     : data_(nullptr), bytes_(type.bytes(count)) {
     if (type.contiguous) {
-        data_ = bytes_ == 0 ? buffer : type.data(buffer);
+        data_ = message_data(buffer, count, type);
         return;
     }
     packed_ = std::make_shared<Packed>(bytes_);
@@ -123,7 +123,7 @@ Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, 
                    Streaming streaming)
     : buffer_(buffer), data_(nullptr), capacity_(type.bytes(count)) {
     if (type.contiguous) {
-        data_ = capacity_ == 0 ? buffer : type.data(buffer);
+        data_ = message_data(buffer, count, type);
         return;
     }
     if (streaming == Streaming::allowed && !keep_contents) pieces_ = pieces_of(type, buffer, count);

@@ -29,6 +29,13 @@ enum class Streaming : bool { no, allowed };
 // 25 % (README, "Derived datatypes").
 inline constexpr std::size_t kMinPieceBytes = 16 * 1024;
 
+// Where the data of `count` items of a contiguous type at `buffer` starts;
+// no data: the buffer itself, which may be null.
+template <typename Pointer>
+Pointer message_data(Pointer buffer, std::size_t count, const datatype::Type& type) {
+    return type.bytes(count) == 0 ? buffer : type.data(buffer);
+}
+
 // The bytes to send for `count` items of `type` at `buffer`.
 class Outgoing {
   public:

@@ -51,11 +51,18 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
-    out = Runtime::get()->engine->isend(message.data(), message.bytes(), dest, tag, c->ref(),
-                                        c->send_context(), mode, message.keep_until_sent());
+    p2p::Engine& engine = *Runtime::get()->engine;
+    if (type->contiguous) {
+        // The common case costs no Outgoing: the data is the user's memory.
+        out = engine.isend(message_data(buf, count, *type), type->bytes(count), dest, tag,
+                           c->ref(), c->send_context(), mode, nullptr);
+    } else {
+        Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
+        out = engine.isend(message.data(), message.bytes(), dest, tag, c->ref(),
+                           c->send_context(), mode, message.keep_until_sent());
+        message.pack_while_sent();
+    }
     out->owner = comm;
-    message.pack_while_sent();
     return MPI_SUCCESS;
 }
 
@@ -65,9 +72,16 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    Incoming room(buf, count, *type, false, streaming_from(*c, source, *type));
-    out = Runtime::get()->engine->irecv(room.data(), room.capacity(), source, tag, c->ref(),
-                                        c->p2p_context(), blocking, room.unpack_when_received());
+    p2p::Engine& engine = *Runtime::get()->engine;
+    if (type->contiguous) {
+        // The common case costs no Incoming: the data lands in the user's memory.
+        out = engine.irecv(message_data(buf, count, *type), type->bytes(count), source, tag,
+                           c->ref(), c->p2p_context(), blocking, nullptr);
+    } else {
+        Incoming room(buf, count, *type, false, streaming_from(*c, source, *type));
+        out = engine.irecv(room.data(), room.capacity(), source, tag, c->ref(), c->p2p_context(),
+                           blocking, room.unpack_when_received());
+    }
     out->owner = comm;
     return MPI_SUCCESS;
 }

@@ -2,7 +2,9 @@
 #include "api/requests.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,19 @@ void set_empty_status(MPI_Status* status) {
     status->si_count = 0;
 }
 
+// A handle that names no active request. Out of line: resolve_one is on
+// every completion's path.
+[[gnu::noinline, gnu::cold]] int not_active(Call& call, MPI_Request handle, int position) {
+    const std::string argument =
+        position < 0 ? "request" : fmt::format("array_of_requests[{}]", position);
+    return call.fail(MPI_ERR_REQUEST,
+                     "{} = {:#x} is not an active request (it completed or was freed{})",
+                     argument, handle,
+                     is_kind(handle, HandleKind::request)
+                         ? ""
+                         : fmt::format("; it is {}", kind_name(handle)));
+}
+
 // One handle; MPI_REQUEST_NULL gives nullptr. position is the index in an
 // array argument, or -1 for a single request.
 int resolve_one(Call& call, MPI_Request handle, p2p::Request*& out, int position = -1) {
@@ -40,21 +55,39 @@ int resolve_one(Call& call, MPI_Request handle, p2p::Request*& out, int position
         if (out != nullptr && !same_generation(handle, out->generation)) out = nullptr;
     }
     if (out != nullptr && !out->detached) return MPI_SUCCESS;
-    const std::string argument =
-        position < 0 ? "request" : fmt::format("array_of_requests[{}]", position);
-    return call.fail(MPI_ERR_REQUEST,
-                     "{} = {:#x} is not an active request (it completed or was freed{})",
-                     argument, handle,
-                     is_kind(handle, HandleKind::request) ? "" : fmt::format("; it is {}", kind_name(handle)));
+    return not_active(call, handle, position);
 }
 
-// An array of handles. The vector is the caller's (thread-local) scratch, so
-// completion calls do not allocate.
-int resolve(Call& call, int count, const MPI_Request handles[], std::vector<p2p::Request*>& out) {
+// The requests of an array argument. Arrays up to a bandwidth test's window
+// stay on the stack: a thread_local vector would cost a TLS lookup per call
+// in a shared library, and sharing one would break a completion call made
+// from a generalized request's callback.
+class RequestArray {
+  public:
+    // `count` null entries.
+    std::span<p2p::Request*> reset(std::size_t count) {
+        p2p::Request** data = short_.data();
+        if (count > short_.size()) {
+            long_.assign(count, nullptr);
+            data = long_.data();
+        } else {
+            std::fill_n(data, count, nullptr);
+        }
+        return {data, count};
+    }
+
+  private:
+    std::array<p2p::Request*, 64> short_;
+    std::vector<p2p::Request*> long_;
+};
+
+// An array of handles, into `array`; `out` is its entries.
+int resolve(Call& call, int count, const MPI_Request handles[], RequestArray& array,
+            std::span<p2p::Request*>& out) {
     if (int rc = call.count(count)) return rc;
     if (count > 0)
         if (int rc = call.not_null(handles, "array_of_requests")) return rc;
-    out.assign(static_cast<std::size_t>(count), nullptr);
+    out = array.reset(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i)
         if (int rc = resolve_one(call, handles[i], out[i], i)) return rc;
     return MPI_SUCCESS;
@@ -84,7 +117,7 @@ int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool
 // Harvests every completed request of an array, as Waitsome and Testsome
 // report them.
 int harvest_some(Call& call, int incount, MPI_Request requests[],
-                 const std::vector<p2p::Request*>& r, int* outcount, int indices[],
+                 std::span<p2p::Request* const> r, int* outcount, int indices[],
                  MPI_Status statuses[]) {
     int completed = 0;
     bool failed = false;
@@ -106,7 +139,7 @@ int harvest_some(Call& call, int incount, MPI_Request requests[],
     return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");
 }
 
-bool none_active(const std::vector<p2p::Request*>& r) {
+bool none_active(std::span<p2p::Request* const> r) {
     return std::all_of(r.begin(), r.end(), [](const p2p::Request* q) { return q == nullptr; });
 }
 
@@ -117,8 +150,9 @@ int complete_some(Call& call, bool block, int incount, MPI_Request requests[], i
     if (int rc = call.not_null(outcount, "outcount")) return rc;
     if (incount > 0)
         if (int rc = call.not_null(indices, "array_of_indices")) return rc;
-    thread_local std::vector<p2p::Request*> r;
-    if (int rc = resolve(call, incount, requests, r)) return rc;
+    RequestArray array;
+    std::span<si::p2p::Request*> r;
+    if (int rc = resolve(call, incount, requests, array, r)) return rc;
     if (none_active(r)) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -209,8 +243,9 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     Call call("MPI_Waitall");
     if (int rc = call.initialized()) return rc;
-    thread_local std::vector<si::p2p::Request*> r;
-    if (int rc = resolve(call, count, requests, r)) return rc;
+    RequestArray array;
+    std::span<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, array, r)) return rc;
     for (si::p2p::Request* request : r)
         if (request != nullptr) Runtime::get()->engine->wait(request);
     bool failed = false;
@@ -237,8 +272,9 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
     Call call("MPI_Testall");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(flag, "flag")) return rc;
-    thread_local std::vector<si::p2p::Request*> r;
-    if (int rc = resolve(call, count, requests, r)) return rc;
+    RequestArray array;
+    std::span<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, array, r)) return rc;
     Runtime::get()->engine->progress();
     *flag = std::all_of(r.begin(), r.end(),
                         [](const si::p2p::Request* q) { return q == nullptr || is_done(q); });
@@ -251,8 +287,9 @@ int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
     Call call("MPI_Waitany");
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(index, "index")) return rc;
-    thread_local std::vector<si::p2p::Request*> r;
-    if (int rc = resolve(call, count, requests, r)) return rc;
+    RequestArray array;
+    std::span<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, array, r)) return rc;
     if (none_active(r)) {
         *index = MPI_UNDEFINED;
         set_empty_status(status);
@@ -272,8 +309,9 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
     if (int rc = call.initialized()) return rc;
     if (int rc = call.not_null(index, "index")) return rc;
     if (int rc = call.not_null(flag, "flag")) return rc;
-    thread_local std::vector<si::p2p::Request*> r;
-    if (int rc = resolve(call, count, requests, r)) return rc;
+    RequestArray array;
+    std::span<si::p2p::Request*> r;
+    if (int rc = resolve(call, count, requests, array, r)) return rc;
     Runtime::get()->engine->progress();
     bool any_active = false;
     for (int i = 0; i < count; ++i) {

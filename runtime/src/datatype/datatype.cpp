@@ -146,11 +146,11 @@ std::array<Type, kPredefinedCount> make_predefined() {
     return t;
 }
 
+}  // namespace
+
 // Built before main (no other static initializer looks types up); the unit
 // test EveryPredefinedHandleIsCovered checks no handle of mpi.h is missing.
-const std::array<Type, kPredefinedCount> kPredefined = make_predefined();
-
-}  // namespace
+const std::array<Type, kPredefinedCount> kPredefinedTypes = make_predefined();
 
 HandleTable<Type>& derived_types() {
     static HandleTable<Type> table(kKind, kFirstDerivedSlot);
@@ -174,14 +174,8 @@ std::span<const Block> Type::blocks(Block& storage) const {
 }
 
 const Type* lookup(MPI_Datatype handle) {
-    // One unsigned comparison covers every predefined handle except the null one.
-    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
-    if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return &kPredefined[offset + 1];
+    if (const Type* type = find_predefined(handle)) return type;
     return derived_types().find(handle);
-}
-
-const Type& predefined(MPI_Datatype handle) {
-    return kPredefined[handle & kIndexMask];
 }
 
 int commit(MPI_Datatype handle) {

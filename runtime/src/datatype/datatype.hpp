@@ -23,6 +23,7 @@
 // predefined but made on request.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -155,6 +156,18 @@ using Integer16 = __int128;
 inline constexpr int kPredefinedCount =
     (MPI_CXX_LONG_DOUBLE_COMPLEX & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
 
+// The predefined types, by handle index (entry 0 is unused).
+extern const std::array<Type, kPredefinedCount> kPredefinedTypes;
+
+// The predefined type a handle names, or nullptr for any other handle. Inline:
+// every message asks it; one unsigned comparison covers every predefined
+// handle except the null one.
+inline const Type* find_predefined(MPI_Datatype handle) {
+    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
+    return offset < static_cast<unsigned>(kPredefinedCount - 1) ? &kPredefinedTypes[offset + 1]
+                                                                : nullptr;
+}
+
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
 // created handle, or a handle of another kind. The pointer stays valid for the
 // life of the process; its contents change only if the handle is freed and
@@ -162,7 +175,9 @@ inline constexpr int kPredefinedCount =
 const Type* lookup(MPI_Datatype handle);
 
 // The predefined table entry; `handle` must be a predefined type.
-const Type& predefined(MPI_Datatype handle);
+inline const Type& predefined(MPI_Datatype handle) {
+    return kPredefinedTypes[handle & ((1 << SI_HANDLE_KIND_SHIFT) - 1)];
+}
 
 // Constructors. Each returns an MPI error class: MPI_ERR_COUNT for a
 // negative count or a size that overflows, MPI_ERR_TYPE for an invalid old

@@ -68,14 +68,14 @@ Engine::~Engine() {
 
 Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
                        const CommRef& comm, std::uint16_t context, SendMode mode,
-                       std::unique_ptr<CompletionHook> hook) {
+                       std::unique_ptr<CompletionHook>&& hook) {
     ProgressGuard guard(lock_);
     return isend_locked(buffer, bytes, dest, tag, comm, context, mode, std::move(hook));
 }
 
 Request* Engine::isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
                               const CommRef& comm, std::uint16_t context, SendMode mode,
-                              std::unique_ptr<CompletionHook> hook) {
+                              std::unique_ptr<CompletionHook>&& hook) {
     Request* request = pool_.acquire(Request::Kind::send);
     request->hook = std::move(hook);
     if (request->hook) request->ready = request->hook->bytes_ready();
@@ -122,7 +122,7 @@ void Engine::start_send(Request* request) {
 
 // A receive from MPI_PROC_NULL is complete at once, with an empty result.
 Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
-                             std::unique_ptr<CompletionHook> hook) {
+                             std::unique_ptr<CompletionHook>&& hook) {
     Request* request = pool_.acquire(Request::Kind::receive);
     request->hook = std::move(hook);
     if (request->hook) request->segments = request->hook->segments();
@@ -136,14 +136,14 @@ Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_
 }
 
 Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
-                       std::uint16_t context, bool blocking, std::unique_ptr<CompletionHook> hook) {
+                       std::uint16_t context, bool blocking, std::unique_ptr<CompletionHook>&& hook) {
     ProgressGuard guard(lock_);
     return irecv_locked(buffer, capacity, source, tag, comm, context, blocking, std::move(hook));
 }
 
 Request* Engine::irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
                               const CommRef& comm, std::uint16_t context, bool blocking,
-                              std::unique_ptr<CompletionHook> hook, bool wake_for_eager) {
+                              std::unique_ptr<CompletionHook>&& hook, bool wake_for_eager) {
     Request* request = new_receive(buffer, capacity, source == kProcNull, std::move(hook));
     if (source == kProcNull) return request;
     request->wake_for_eager = wake_for_eager;
@@ -227,7 +227,7 @@ std::optional<std::pair<Engine::Unexpected*, Completion>> Engine::improbe(int so
 }
 
 Request* Engine::imrecv(Unexpected* message, void* buffer, std::size_t capacity,
-                        std::unique_ptr<CompletionHook> hook) {
+                        std::unique_ptr<CompletionHook>&& hook) {
     ProgressGuard guard(lock_);
     Request* request = new_receive(buffer, capacity, message == kNoProcMessage, std::move(hook));
     if (message == kNoProcMessage) return request;

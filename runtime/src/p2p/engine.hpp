@@ -159,13 +159,13 @@ class Engine final : private transport::Events {
     // `hook`, if given, runs when the operation completes (request.hpp).
     Request* isend(const void* buffer, std::size_t bytes, int dest, int tag, const CommRef& comm,
                    std::uint16_t context, SendMode mode,
-                   std::unique_ptr<CompletionHook> hook = nullptr);
+                   std::unique_ptr<CompletionHook>&& hook = nullptr);
     // `blocking`: the caller waits for the receive at once (MPI_Recv, blocking
     // collectives), so it is progressed by its own thread and no helper need
     // watch it: the ProgressObserver is not told.
     Request* irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
                    std::uint16_t context, bool blocking = false,
-                   std::unique_ptr<CompletionHook> hook = nullptr);
+                   std::unique_ptr<CompletionHook>&& hook = nullptr);
     // Matches an unexpected message without receiving it.
     std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
                                      std::uint16_t context);
@@ -183,7 +183,7 @@ class Engine final : private transport::Events {
                                               std::uint16_t context);
     // Receives a message improbe took; the message is consumed.
     Request* imrecv(Unexpected* message, void* buffer, std::size_t capacity,
-                    std::unique_ptr<CompletionHook> hook = nullptr);
+                    std::unique_ptr<CompletionHook>&& hook = nullptr);
     static inline Unexpected* const kNoProcMessage = nullptr;
 
     // MPI_Cancel: takes back a receive no message has matched yet, or a send
@@ -214,10 +214,10 @@ class Engine final : private transport::Events {
     // the lock held. Receives are never `blocking`: a helper may watch them.
     Request* isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
                           const CommRef& comm, std::uint16_t context, SendMode mode,
-                          std::unique_ptr<CompletionHook> hook = nullptr);
+                          std::unique_ptr<CompletionHook>&& hook = nullptr);
     Request* irecv_locked(void* buffer, std::size_t capacity, int source, int tag,
                           const CommRef& comm, std::uint16_t context, bool blocking = false,
-                          std::unique_ptr<CompletionHook> hook = nullptr,
+                          std::unique_ptr<CompletionHook>&& hook = nullptr,
                           bool wake_for_eager = false);
     void release_locked(Request* request);
     // A one-sided transfer for the RMA layer, with the lock held: writes
@@ -327,7 +327,7 @@ class Engine final : private transport::Events {
     template <typename Done, typename MaybeDone>
     void block_until(Done done, MaybeDone maybe_done, Request* lead);
     Request* new_receive(void* buffer, std::size_t capacity, bool from_proc_null,
-                         std::unique_ptr<CompletionHook> hook);
+                         std::unique_ptr<CompletionHook>&& hook);
     Unexpected* find_unexpected(int source, int tag, const CommRef& comm, std::uint16_t context);
     void receive_unexpected(Request* request, Unexpected* entry);
     // Unexpected entries come from and go back to spare_unexpected_.
