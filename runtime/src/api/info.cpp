@@ -1,5 +1,6 @@
-// Info objects: ordered (key, value) string pairs. This runtime reads no
-// hints from them yet; they exist so that programs passing hints run.
+// Info objects: ordered (key, value) string pairs. Of the hints, this
+// runtime reads a window's reordering flags (api/win.cpp); the others exist
+// so that programs passing hints run.
 // MPI_INFO_ENV (and MPI_Info_create_env) describe how the process started,
 // with the standard's reserved keys this runtime knows.
 #include <unistd.h>
@@ -139,6 +140,16 @@ int check_info(Call& call, MPI_Info info, const char* argument) {
 
 int new_empty_info(Call& call, MPI_Info* out) {
     return make_info(call, {}, out);
+}
+
+int read_hints(Call& call, MPI_Info info, InfoPairs& out, const char* argument) {
+    out.clear();
+    if (info == MPI_INFO_NULL) return call.initialized();
+    return read_info(call, info, out, argument);
+}
+
+int new_info(Call& call, InfoPairs pairs, MPI_Info* out) {
+    return make_info(call, std::move(pairs), out);
 }
 
 }  // namespace si::api

@@ -40,14 +40,50 @@ std::unique_ptr<Win> take_window(MPI_Win handle) {
     return std::move(g_windows[static_cast<std::size_t>(handle_index(handle))]);
 }
 
+// Seed 002's reordering flags (rma::Reordering) as window hints, under the
+// paper's key names. "true" or "1" turns one on, "false" or "0" off; another
+// value is ignored, as an invalid hint is.
+struct ReorderingHint {
+    const char* key;
+    bool rma::Reordering::*flag;
+};
+constexpr ReorderingHint kReorderingHints[] = {
+    {"MPI_WIN_ACCESS_AFTER_ACCESS_REORDER", &rma::Reordering::access_after_access},
+    {"MPI_WIN_ACCESS_AFTER_EXPOSURE_REORDER", &rma::Reordering::access_after_exposure},
+    {"MPI_WIN_EXPOSURE_AFTER_EXPOSURE_REORDER", &rma::Reordering::exposure_after_exposure},
+    {"MPI_WIN_EXPOSURE_AFTER_ACCESS_REORDER", &rma::Reordering::exposure_after_access},
+};
+
+// The window's hints updated by `pairs`; hints not among them keep their values.
+void apply_hints(Win& w, const InfoPairs& pairs) {
+    p2p::ProgressGuard guard(w.window->engine().lock());
+    rma::Reordering reordering = w.window->reordering();
+    for (const auto& [key, value] : pairs)
+        for (const ReorderingHint& hint : kReorderingHints) {
+            if (key != hint.key) continue;
+            if (value == "true" || value == "1") reordering.*hint.flag = true;
+            if (value == "false" || value == "0") reordering.*hint.flag = false;
+        }
+    w.window->set_reordering_locked(reordering);
+}
+
+InfoPairs hints_in_use(const Win& w) {
+    InfoPairs pairs;
+    for (const ReorderingHint& hint : kReorderingHints)
+        pairs.emplace_back(hint.key, w.window->reordering().*hint.flag ? "true" : "false");
+    return pairs;
+}
+
 // Every flavor: a communicator of its own, the window (which allocates
 // MPI_Win_allocate's memory), and every member's description of its window.
 int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
                   MPI_Comm comm, int flavor, MPI_Win* win) {
     Communicator* c = nullptr;
     if (int rc = call.intracommunicator(comm, c)) return rc;
-    // Hints (no_locks, accumulate_ordering, ...) are accepted and ignored.
-    if (int rc = check_info(call, info)) return rc;
+    // Of the hints, the reordering flags are used; the standard's (no_locks,
+    // accumulate_ordering, ...) are accepted and ignored.
+    InfoPairs hints;
+    if (int rc = read_hints(call, info, hints)) return rc;
     if (int rc = call.not_null(win, "win")) return rc;
     if (size < 0) return call.fail(MPI_ERR_SIZE, "size is {}; it must be 0 or more", size);
     if (disp_unit <= 0)
@@ -95,6 +131,7 @@ int create_window(Call& call, void* base, MPI_Aint size, int disp_unit, MPI_Info
         return call.fail(rc, "exchanging the window descriptions failed");
     }
     w->window->connect(std::move(all), segments);
+    apply_hints(*w, hints);
     // Every member has mapped the segments of its node: their names can go.
     if (int rc = coll::barrier(collective_context(*dup)))
         return call.fail(rc, "the barrier of the window's members failed");
@@ -385,15 +422,17 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     return make_group(call, own->world_of, group);
 }
 
-// Hints are accepted and none is used, so none is reported (as for
-// communicators, api/comm.cpp).
+// The reordering flags are the hints a window uses, and those it reports.
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
     Call call("MPI_Win_set_info");
     if (int rc = call.initialized()) return rc;
     Win* w = nullptr;
     if (int rc = find_window(call, win, w)) return rc;
-    return check_info(call, info);
+    InfoPairs hints;
+    if (int rc = read_hints(call, info, hints)) return rc;
+    apply_hints(*w, hints);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
@@ -403,7 +442,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     Win* w = nullptr;
     if (int rc = find_window(call, win, w)) return rc;
     if (int rc = call.not_null(info_used, "info_used")) return rc;
-    return new_empty_info(call, info_used);
+    return new_info(call, hints_in_use(*w), info_used);
 }
 
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr

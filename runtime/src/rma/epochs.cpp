@@ -27,23 +27,39 @@ std::shared_ptr<Epoch> Window::open(std::shared_ptr<Epoch> epoch) {
     return epoch;
 }
 
-// Rule 4 of seed 002: epochs activate in the order they were opened, and
-// (with no reordering flag) one activates only when each earlier one has
-// completed or is still open and active: epochs MPI lets a program hold open
-// together (post + start, locks towards several targets, a fence epoch and
-// nothing else) run together; one opened after a nonblocking close waits for
-// the closed one.
+bool may_activate_after(const Epoch& earlier, const Epoch& epoch, const Reordering& reordering) {
+    if (earlier.completed) return true;
+    if (!earlier.active) return false;
+    // Epochs MPI lets a program hold open together (post + start, locks
+    // towards several targets) run together.
+    if (!earlier.closed) return true;
+    // Closed, not complete: only a flag lets the later one go; a fence
+    // keeps its barrier.
+    if (earlier.kind == Epoch::Kind::fence || epoch.kind == Epoch::Kind::fence) return false;
+    if (epoch.is_access())
+        return earlier.is_access() ? reordering.access_after_access
+                                   : reordering.access_after_exposure;
+    return earlier.is_access() ? reordering.exposure_after_access
+                               : reordering.exposure_after_exposure;
+}
+
+// Epochs activate in the order they were opened (may_activate_after): with
+// no flag, one opened after a nonblocking close waits for the closed one.
 void Window::activate_ready() {
     for (std::size_t i = 0; i < epochs_.size(); ++i) {
         Epoch& epoch = *epochs_[i];
         if (epoch.completed || epoch.active) continue;
-        for (std::size_t j = 0; j < i; ++j) {
-            const Epoch& earlier = *epochs_[j];
-            if (!earlier.completed && (!earlier.active || earlier.closed)) return;
-        }
+        for (std::size_t j = 0; j < i; ++j)
+            if (!may_activate_after(*epochs_[j], epoch, reordering_)) return;
         activate(epoch);
         advance_epoch(epoch);
     }
+}
+
+void Window::set_reordering_locked(const Reordering& reordering) {
+    reordering_ = reordering;
+    activate_ready();
+    publish_awaited();
 }
 
 void Window::activate(Epoch& epoch) {

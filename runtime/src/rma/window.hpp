@@ -77,8 +77,27 @@ enum class Counter : std::uint8_t {
 };
 inline constexpr int kCounters = static_cast<int>(Counter::count_);
 
+// Seed 002's per-window reordering flags (section VI-B): whether an epoch
+// may activate while an earlier one, closed but not complete, still runs.
+// Access epochs are the origin side (PSCW access, locks), exposure epochs
+// the target side; fence epochs never reorder. All off by default: with one
+// on, a later epoch's transfers may overtake an earlier one's, which is
+// safe only when the two touch disjoint memory (the program's promise).
+struct Reordering {
+    bool access_after_access = false;      // A_A_A_R
+    bool access_after_exposure = false;    // A_A_E_R
+    bool exposure_after_exposure = false;  // E_A_E_R
+    bool exposure_after_access = false;    // E_A_A_R
+};
+
 struct Epoch;
 struct Operation;
+
+// Rule 4 of seed 002 with the flags: whether `epoch` may activate after
+// `earlier`, which the program opened before it. Activation keeps the
+// opening order (the per-peer counters number epochs as they activate), so
+// an earlier epoch not active yet always holds a later one back.
+bool may_activate_after(const Epoch& earlier, const Epoch& epoch, const Reordering& reordering);
 
 class Window final : public p2p::Activity {
   public:
@@ -150,6 +169,9 @@ class Window final : public p2p::Activity {
     // MPI_Win_test: closes the open exposure epoch if it is complete.
     // Returns -1 if none is open, else 1 (completed and closed) or 0.
     int test_locked();
+    // MPI_Win_set_info's reordering hints; an epoch they release activates.
+    void set_reordering_locked(const Reordering& reordering);
+    const Reordering& reordering() const { return reordering_; }
     bool exposure_open() const;
     bool access_open_to(int target) const;
     bool lock_open_to(int target) const;
@@ -280,6 +302,7 @@ class Window final : public p2p::Activity {
     std::uint64_t fences_ = 0;
 
     std::vector<std::shared_ptr<Epoch>> epochs_;  // opened, not completed, in order
+    Reordering reordering_;
     p2p::AwaitedSignals awaited_;                 // last publish_awaited()
     // Per target, every operation not yet done, by age (MPI_Win_flush).
     std::vector<std::deque<std::shared_ptr<Operation>>> unfinished_;
