@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test bench check-sanitizers clean
+.PHONY: all deps configure build test bench check-sanitizers check-fuzz clean
 
 all: build
 
@@ -41,5 +41,14 @@ check-sanitizers: deps
 	cmake --build build-tsan -j $(JOBS)
 	tests/run-tests.sh --build build-tsan -j $(JOBS) -L tsan -E '^hydra\.'
 
+# libFuzzer (tests/fuzz): a clang tree with the fuzz targets only, each run
+# FUZZ_SECONDS from its committed corpus under AddressSanitizer and UBSan; CI
+# runs this after the sanitizer builds.
+FUZZ_SECONDS ?= 15
+check-fuzz: deps
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSI_FUZZ=ON -DSI_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build build-fuzz -j $(JOBS) --target si_fuzz_targets
+	ctest --test-dir build-fuzz -L fuzz -j $(JOBS) --output-on-failure --no-tests=error
+
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

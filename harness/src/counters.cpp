@@ -98,9 +98,10 @@ std::string format_wakeup_table(const std::vector<CounterRow>& rows) {
     std::string out;
     for (const auto& [key, s] : sums) {
         if (!s.wakes) continue;
-        const auto per = [&](std::uint64_t n) {
-            return s.messages == 0 ? std::string("-")
-                                   : fmt::format("{:.3f}", static_cast<double>(n) / s.messages);
+        // By value: clang before 16 cannot capture a structured binding.
+        const auto per = [messages = s.messages](std::uint64_t n) {
+            return messages == 0 ? std::string("-")
+                                 : fmt::format("{:.3f}", static_cast<double>(n) / messages);
         };
         out += fmt::format("{:<22} {:<18} {:>10} {:>10} {:>10} {:>12} {:>11}\n", key.first,
                            key.second, s.messages, s.wakeups, s.futile, per(s.wakeups),

@@ -89,7 +89,9 @@ std::vector<Figure> suite_figures(const std::vector<Row>& rows) {
         const auto& [study, benchmark, ranks, metric] = key;
         const std::string suite =
             std::any_of(rows.begin(), rows.end(),
-                        [&](const Row& r) { return r.study == study && r.suite == "imb"; })
+                        [&study = study](const Row& r) {  // clang < 16: no binding capture
+                            return r.study == study && r.suite == "imb";
+                        })
                 ? "IMB"
                 : "OSU";
         Figure figure;

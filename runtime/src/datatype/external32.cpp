@@ -41,8 +41,9 @@ U big_endian(U bits) {
         return __builtin_bswap32(bits);
     else if constexpr (sizeof(U) == 8)
         return __builtin_bswap64(bits);
-    else
-        return __builtin_bswap128(bits);
+    else  // two halves swapped: clang 14 has no __builtin_bswap128
+        return static_cast<U>(__builtin_bswap64(static_cast<std::uint64_t>(bits))) << 64 |
+               __builtin_bswap64(static_cast<std::uint64_t>(bits >> 64));
 }
 
 // An element of C type T that is N bytes in external32. A narrower integer

@@ -249,7 +249,10 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_C_FLOAT_COMPLEX, complex_row<std::complex<float>>());
     set(MPI_C_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
     set(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<std::complex<long double>>());
-    set(MPI_C_BOOL, logical_row<bool>());
+    // As bytes: a byte other than 0 or 1 (from a peer, or memory the
+    // program never set) must not be loaded as a bool; results are 0 or 1.
+    static_assert(sizeof(bool) == 1);
+    set(MPI_C_BOOL, logical_row<std::uint8_t>());
     set(MPI_BYTE, byte_row());
     set(MPI_FLOAT_INT, pair_row<float>());
     set(MPI_DOUBLE_INT, pair_row<double>());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
+#include <cstring>
 
 #include <vector>
 
@@ -142,7 +144,23 @@ void apply(const Op& op, const Type& type, const void* in, void* inout, std::siz
     if (count == 0) return;
     if (op.predefined) {
         const kernels::Kernel kernel = kernels::find(op.handle, type.base);
-        if (kernel != nullptr) kernel(in, inout, count * type.elements);
+        if (kernel == nullptr) return;
+        const auto aligned = [&](const void* p) {
+            return reinterpret_cast<std::uintptr_t>(p) % type.alignment == 0;
+        };
+        if (aligned(in) && aligned(inout)) {
+            kernel(in, inout, count * type.elements);
+            return;
+        }
+        // The kernels read typed elements: data at an odd address (a window
+        // displacement the program chose) is reduced in aligned copies.
+        const std::size_t bytes = type.bytes(count);
+        std::vector<std::max_align_t> a(bytes / sizeof(std::max_align_t) + 1);
+        std::vector<std::max_align_t> b(a.size());
+        std::memcpy(a.data(), in, bytes);
+        std::memcpy(b.data(), inout, bytes);
+        kernel(a.data(), b.data(), count * type.elements);
+        std::memcpy(inout, b.data(), bytes);
         return;
     }
     if (!type.contiguous) {

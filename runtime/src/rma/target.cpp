@@ -1,6 +1,7 @@
 // The target side: messages to this window, served one at a time in arrival
 // order (which makes same-operation accumulates atomic per element), and the
 // window's lock.
+#include <cstdint>
 #include <cstring>
 
 #include "base/log.hpp"
@@ -19,12 +20,17 @@ void Window::post_service_receive() {
                                     /*wake_for_eager=*/true);
 }
 
+std::optional<std::uint64_t> Window::window_bytes() const {
+    if (dynamic_) return std::nullopt;
+    return bytes_;
+}
+
 void Window::serve(int origin, std::span<const std::byte> message) {
-    MessageHeader header;
-    if (message.size() < sizeof header) {
-        log::error("RMA: a message of {} bytes from rank {} is too short", message.size(), origin);
+    if (const std::string wrong = check_message(message, window_bytes()); !wrong.empty()) {
+        log::error("RMA: dropped a message from rank {} to this window: {}", origin, wrong);
         return;
     }
+    MessageHeader header;
     std::memcpy(&header, message.data(), sizeof header);
     engine_.add_stat(&p2p::Stats::rma_messages_served);
     if (header.type == MessageType::lock || header.type == MessageType::unlock) {
@@ -37,7 +43,7 @@ void Window::serve(int origin, std::span<const std::byte> message) {
     }
     if (header.data_inline) {
         const std::size_t layout = sizeof header + header.blocks * sizeof(TargetBlock);
-        apply(origin, message.first(layout), message.subspan(layout, header.data_bytes));
+        apply(origin, message.first(layout), message.subspan(layout));
         return;
     }
     // The data (after the layout, if that did not fit either) follows on its
@@ -65,26 +71,36 @@ void Window::apply_follow_up() {
 
 namespace {
 
+// The byte at `offset` of item i. In integers: a dynamic window's
+// displacement is an address (its base is null), and the parts may pass
+// outside the window before the sum lands inside it (decode_access checked).
+std::byte* at(std::byte* base, const MessageHeader& header, std::uint64_t i, std::int64_t offset) {
+    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(base) +
+                                        header.displacement +
+                                        i * static_cast<std::uint64_t>(header.extent) +
+                                        static_cast<std::uint64_t>(offset));
+}
+
 // A pair type whose value and index are apart in memory (MPI_DOUBLE_INT, and
 // MPI_SHORT_INT with padding between them) is two runs per unit, while its
 // operator takes whole packed pairs: each item is gathered, reduced and put back.
-void apply_gathered(std::byte* window, const MessageHeader& header,
-                    std::span<const TargetBlock> blocks, const datatype::Op& op,
-                    const datatype::Type& element, const std::byte* in,
-                    std::vector<std::byte>* reply) {
+void apply_gathered(std::byte* base, const TargetAccess& access, std::vector<std::byte>* reply) {
+    const MessageHeader& header = access.header;
+    const std::byte* in = access.data.data();
     std::vector<std::byte> item_data;
     for (std::uint64_t i = 0; i < header.count; ++i) {
-        std::byte* item = window + static_cast<std::int64_t>(i) * header.extent;
         item_data.clear();
-        for (const TargetBlock& block : blocks)
-            item_data.insert(item_data.end(), item + block.offset,
-                             item + block.offset + block.length);
+        for (const TargetBlock& block : access.blocks) {
+            const std::byte* from = at(base, header, i, block.offset);
+            item_data.insert(item_data.end(), from, from + block.length);
+        }
         if (reply != nullptr) reply->insert(reply->end(), item_data.begin(), item_data.end());
-        datatype::apply(op, element, in, item_data.data(), item_data.size() / element.packed);
+        datatype::apply(*access.op, *access.element, in, item_data.data(),
+                        item_data.size() / access.element->packed);
         in += item_data.size();
         const std::byte* from = item_data.data();
-        for (const TargetBlock& block : blocks) {
-            std::memcpy(item + block.offset, from, block.length);
+        for (const TargetBlock& block : access.blocks) {
+            std::memcpy(at(base, header, i, block.offset), from, block.length);
             from += block.length;
         }
     }
@@ -92,49 +108,55 @@ void apply_gathered(std::byte* window, const MessageHeader& header,
 
 }  // namespace
 
-void Window::apply(int origin, std::span<const std::byte> message,
-                   std::span<const std::byte> data) {
-    MessageHeader header;
-    std::memcpy(&header, message.data(), sizeof header);
-    std::vector<TargetBlock> blocks(header.blocks);
-    std::memcpy(blocks.data(), message.data() + sizeof header, blocks.size() * sizeof(TargetBlock));
-
-    std::byte* window = static_cast<std::byte*>(base_) + header.displacement;
-    const bool replies = header.type == MessageType::get ||
-                         header.type == MessageType::get_accumulate ||
-                         header.type == MessageType::compare_and_swap;
-    std::vector<std::byte> reply;
-    const datatype::Op* op = header.op != 0 ? datatype::lookup_op(header.op) : nullptr;
-    const datatype::Type* element =
-        header.base != MPI_DATATYPE_NULL ? datatype::lookup(header.base) : nullptr;
-
+void apply_access(std::byte* base, const TargetAccess& access, std::vector<std::byte>& reply) {
+    const MessageHeader& header = access.header;
+    const bool replying = replies(header.type);
+    const datatype::Op* op = access.op;
+    const datatype::Type* element = access.element;
     if (header.type == MessageType::compare_and_swap) {
-        const std::size_t size = data.size() / 2;
+        const std::size_t size = access.data.size() / 2;
+        std::byte* window = at(base, header, 0, 0);
         reply.assign(window, window + size);
-        if (std::memcmp(window, data.data(), size) == 0)
-            std::memcpy(window, data.data() + size, size);
-    } else if (op != nullptr && element != nullptr && !header.no_op && element->map &&
-               element->map->size() > 1) {
-        apply_gathered(window, header, blocks, *op, *element, data.data(),
-                       replies ? &reply : nullptr);
-    } else {
-        const std::byte* in = data.data();
-        for (std::uint64_t i = 0; i < header.count; ++i) {
-            std::byte* item = window + static_cast<std::int64_t>(i) * header.extent;
-            for (const TargetBlock& block : blocks) {
-                std::byte* at = item + block.offset;
-                if (replies) reply.insert(reply.end(), at, at + block.length);
-                if (header.type == MessageType::get || header.no_op) continue;
-                if (op == nullptr || element == nullptr)  // put, MPI_REPLACE
-                    std::memcpy(at, in, block.length);
-                else
-                    datatype::apply(*op, *element, in, at, block.length / element->packed);
-                in += block.length;
-            }
+        if (std::memcmp(window, access.data.data(), size) == 0)
+            std::memcpy(window, access.data.data() + size, size);
+        return;
+    }
+    if (access.bytes == 0) return;  // no item has a byte (a type of size 0)
+    if (op != nullptr && element != nullptr && !header.no_op && element->map &&
+        element->map->size() > 1) {
+        apply_gathered(base, access, replying ? &reply : nullptr);
+        return;
+    }
+    const std::byte* in = access.data.data();
+    for (std::uint64_t i = 0; i < header.count; ++i) {
+        for (const TargetBlock& block : access.blocks) {
+            std::byte* place = at(base, header, i, block.offset);
+            if (replying) reply.insert(reply.end(), place, place + block.length);
+            if (header.type == MessageType::get || header.no_op) continue;
+            if (op == nullptr || element == nullptr)  // put, MPI_REPLACE
+                std::memcpy(place, in, block.length);
+            else
+                datatype::apply(*op, *element, in, place, block.length / element->packed);
+            in += block.length;
         }
     }
-    if (replies) send_message(origin, reply_tag(header.sequence), std::move(reply));
-    signal(origin, Counter::applied, header.sequence);
+}
+
+void Window::apply(int origin, std::span<const std::byte> layout,
+                   std::span<const std::byte> data) {
+    TargetAccess access;
+    if (const std::string wrong = decode_access(layout, data, window_bytes(), access);
+        !wrong.empty()) {
+        // Counted as applied, so that the origin's flush does not wait forever.
+        log::error("RMA: dropped an operation from rank {} on this window: {}", origin, wrong);
+        signal(origin, Counter::applied, access.header.sequence);
+        return;
+    }
+    std::vector<std::byte> reply;
+    apply_access(static_cast<std::byte*>(base_), access, reply);
+    if (replies(access.header.type))
+        send_message(origin, reply_tag(access.header.sequence), std::move(reply));
+    signal(origin, Counter::applied, access.header.sequence);
 }
 
 // ---- the lock ------------------------------------------------------------------------

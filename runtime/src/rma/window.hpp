@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -253,6 +254,9 @@ class Window final : public p2p::Activity {
 
     // Target side (target.cpp).
     void post_service_receive();
+    // The size the owner checks messages against (rma/wire.hpp); none for a
+    // dynamic window.
+    std::optional<std::uint64_t> window_bytes() const;
     void serve(int origin, std::span<const std::byte> message);
     void apply(int origin, std::span<const std::byte> message, std::span<const std::byte> data);
     // Applies an operation whose data (and perhaps layout) came on the data tag.

@@ -4,6 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "datatype/datatype.hpp"
+#include "datatype/op.hpp"
 
 namespace si::rma {
 
@@ -37,6 +44,39 @@ struct TargetBlock {
     std::int64_t offset;
     std::uint64_t length;
 };
+
+// ---- the owner's reading of a message (wire.cpp, target.cpp) ------------------
+// A peer's message is trusted no further than its bytes: the owner checks
+// that a message holds what its header announces and that the operation
+// stays inside the window before it reads or writes anything, and drops a
+// message that does not (with an error naming why). `window_bytes` is the
+// window's size, or nullopt for a dynamic window, whose displacements are
+// addresses the origin checked against the attached memory.
+
+// The first message of an operation: why it cannot be served (before the
+// owner allocates room for what follows it), or an empty string.
+std::string check_message(std::span<const std::byte> message,
+                          std::optional<std::uint64_t> window_bytes);
+
+// An accumulate, put, get or compare-and-swap the owner applies.
+struct TargetAccess {
+    MessageHeader header{};
+    std::vector<TargetBlock> blocks;
+    std::span<const std::byte> data;          // the origin's packed data
+    const datatype::Op* op = nullptr;         // nullptr: put or MPI_REPLACE
+    const datatype::Type* element = nullptr;  // the target's basic type, if sent
+    std::uint64_t bytes = 0;                  // of the window it touches, over all items
+};
+
+// Decodes `layout` (header, then its TargetBlocks) and the data into `out`:
+// why it cannot be applied, or an empty string.
+std::string decode_access(std::span<const std::byte> layout, std::span<const std::byte> data,
+                          std::optional<std::uint64_t> window_bytes, TargetAccess& out);
+
+// Applies a decoded access to the window's memory at `base` (target.cpp);
+// what the origin fetches is appended to `reply` if the operation replies.
+void apply_access(std::byte* base, const TargetAccess& access, std::vector<std::byte>& reply);
+bool replies(MessageType type);
 
 // The largest message the owner's posted receive takes; data that does not
 // fit follows on its own tag, and so does a target layout that does not fit
