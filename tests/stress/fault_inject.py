@@ -10,7 +10,7 @@ the runtime promises (README, "Faults"):
 - afterwards no shared-memory object of the job and no helper process
   remains.
 
-  fault_inject.py --sirun build/bin/sirun --program build/bin/fault_traffic
+  fault_inject.py --sirun build/bin/sirun --program build/bin/stress_traffic
                   [--trials 200] [--seed N] [--limit 2.0]
 """
 import argparse

@@ -4,15 +4,20 @@
  * of the eager limit and every third round received with MPI_ANY_SOURCE,
  * an allreduce every fourth round, and a one-sided Put + fence every fifth.
  * Every payload is checked. Rank 0 decides when `seconds` have passed; the
- * others follow it round by round.
+ * others follow it round by round. With `counters` (the soak, soak.py), the
+ * runtime's counters must add up at the end: every wake-up a helper or a
+ * blocked rank fired was received by a rank, and none received more futile
+ * or late ones than wake-ups.
  *
- *   traffic [seconds]     (default 2)
+ *   traffic [seconds] [counters]     (default 2 s)
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../integration/mtest.h"
+#include "../integration/smart/stats.h"
 
 static const int kSizes[] = {8, 1024, 16384, 65536, 262144, 1048576};
 enum { kSizeCount = sizeof kSizes / sizeof kSizes[0], kMaxBytes = 1048576 };
@@ -22,7 +27,27 @@ static unsigned char byte_of(int source, int round, int i) {
     return (unsigned char)(source * 31 + round * 7 + i);
 }
 
+static int counters_add_up(int nranks, const int* notes) {
+    (void)notes;
+    int errs = 0;
+    long long fired = 0, received = 0;
+    for (int r = 0; r < nranks; ++r) {
+        const long long wakeups = stats_counter(r, "wakeups");
+        const long long futile =
+            stats_counter(r, "futile_wakeups") + stats_counter(r, "late_wakeups");
+        errs += MT_CHECK(wakeups >= 0 && futile >= 0 && futile <= wakeups,
+                         "rank %d: futile or late %lld of %lld wake-ups", r, futile, wakeups);
+        received += wakeups;
+        fired += stats_sum(r, "helper", "_wakes") + stats_counter(r, "blocked_wakes");
+    }
+    printf("wake-ups: %lld fired by helpers and blocked ranks, %lld received\n", fired, received);
+    errs += MT_CHECK(fired == received, "%lld wake-ups fired, %lld received", fired, received);
+    return errs;
+}
+
 int main(int argc, char** argv) {
+    const int counters = argc > 2 && strcmp(argv[2], "counters") == 0;
+    if (counters) stats_enable();
     mtest_init(&argc, &argv);
     const double seconds = argc > 1 ? atof(argv[1]) : 2.0;
     int rank, size, errs = 0;
@@ -72,5 +97,5 @@ int main(int argc, char** argv) {
     MPI_Win_free(&win);
     free(out);
     free(in);
-    return mtest_finish(errs);
+    return counters ? stats_finish(errs, 0, counters_add_up) : mtest_finish(errs);
 }
