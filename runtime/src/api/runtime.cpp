@@ -130,8 +130,10 @@ void Runtime::bring_up() {
                                 static_cast<std::size_t>(locality.world_size)
                           : 0;
     if (creator) {
+        // Whole words of SmartProgress's free-entry bits.
+        const auto irb_entries = (static_cast<std::size_t>(settings.irb_entries) + 63) / 64 * 64;
         region = node::Region::create(bootstrap->job_id(), layout.local_size,
-                                      layout.icb_slots() + verbs_icb_slots);
+                                      layout.icb_slots() + verbs_icb_slots, irb_entries);
         shm_segment = transport::shm::ShmTransport::create_segment(bootstrap->job_id(), layout);
     }
     bootstrap->fence();

@@ -131,6 +131,13 @@ const std::vector<Knob>& table() {
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",
          "progress", int_in_range(&Settings::helpers, 1, 64)},
+        {"SI_IRB_ENTRIES", "count", "64",
+         "SmartInterrupts: the receives of a rank that may ask a helper for help at once "
+         "(its interrupt request buffer; rounded up to a multiple of 64, the first rank of a "
+         "node decides for the node). A nonblocking receive posted while all are taken gets "
+         "none and progresses only in MPI calls (counter irb_full). A helper's scan reads "
+         "every entry, so more cost every scan.",
+         "progress", int_in_range(&Settings::irb_entries, 1, 4096)},
         {"SI_WAKE", "futex|kmod", "futex",
          "How a helper wakes an interrupt thread: futex on a word of the node region, or "
          "kmod (the si_wake kernel module, /dev/si_wake; without it, futex and one line on "

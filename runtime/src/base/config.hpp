@@ -63,6 +63,7 @@ struct Settings {
     // SmartInterrupts: helper processes per node, how they wake interrupt
     // threads, and where interrupt threads run.
     int helpers = 1;
+    int irb_entries = 64;
     WakeBackend wake = WakeBackend::futex;
     InterruptPlacement interrupt_placement = InterruptPlacement::helper;
     // SI_PROGRESS=pef: the watchdog's turns after a receive missed its RTS

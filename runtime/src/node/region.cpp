@@ -9,6 +9,7 @@ struct Region::Header {
     std::uint32_t version;
     std::int32_t local_size;
     std::uint64_t icb_slots_per_rank;
+    std::uint64_t irb_entries;
     // Written only when a rank's threads contend, away from what never changes.
     alignas(64) std::atomic<std::int32_t> lock_waiters;
 };
@@ -16,7 +17,7 @@ struct Region::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'5245'4749'4f4eULL;  // "SIREGION"
-constexpr std::uint32_t kVersion = 4;
+constexpr std::uint32_t kVersion = 5;
 constexpr std::size_t kHeaderBytes = 128;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
@@ -36,9 +37,10 @@ std::size_t irb_offset(int local_size, std::size_t icb_slots_per_rank) {
 
 }  // namespace
 
-Region Region::create(const std::string& job_id, int local_size, std::size_t icb_slots_per_rank) {
+Region Region::create(const std::string& job_id, int local_size, std::size_t icb_slots_per_rank,
+                      std::size_t irb_entries) {
     const std::size_t bytes = irb_offset(local_size, icb_slots_per_rank) +
-                              sizeof(InterruptRequest) * kIrbEntries * local_size;
+                              sizeof(InterruptRequest) * irb_entries * local_size;
     Region region;
     region.segment_ = SharedSegment::create(SharedSegment::name_for(job_id, "region"), bytes);
     // The segment is zero-filled: every lock is free, every ICB slot and IRB
@@ -48,6 +50,7 @@ Region Region::create(const std::string& job_id, int local_size, std::size_t icb
     h.version = kVersion;
     h.local_size = local_size;
     h.icb_slots_per_rank = icb_slots_per_rank;
+    h.irb_entries = irb_entries;
     for (int rank = 0; rank < local_size; ++rank) region.rank_block(rank).helper_block.store(-1);
     return region;
 }
@@ -73,6 +76,8 @@ int Region::local_size() const { return header().local_size; }
 
 std::size_t Region::icb_slots_per_rank() const { return header().icb_slots_per_rank; }
 
+std::size_t Region::irb_entries() const { return header().irb_entries; }
+
 RankBlock& Region::rank_block(int local_index) const {
     auto* base = static_cast<std::byte*>(segment_.data()) + blocks_offset();
     return reinterpret_cast<RankBlock*>(base)[local_index];
@@ -86,7 +91,7 @@ HelperBlock& Region::helper_block(int index) const {
 InterruptRequest* Region::irb(int local_index) const {
     auto* base = static_cast<std::byte*>(segment_.data()) +
                  irb_offset(local_size(), icb_slots_per_rank());
-    return reinterpret_cast<InterruptRequest*>(base) + kIrbEntries * static_cast<std::size_t>(local_index);
+    return reinterpret_cast<InterruptRequest*>(base) + irb_entries() * static_cast<std::size_t>(local_index);
 }
 
 std::atomic<std::uint64_t>* Region::icb(int local_index) const {

@@ -110,6 +110,7 @@ struct DeliveryWord {
                 static_cast<DeliveryState>(word & 0xF)};
     }
 };
+// IRB entries per rank unless SI_IRB_ENTRIES says otherwise (Region::create).
 inline constexpr std::size_t kIrbEntries = 64;
 
 // Three cache lines, by who writes them: ranks read `word` on every RTS and
@@ -137,13 +138,16 @@ class Region {
     Region() = default;
 
     // The first rank of a host creates the region; the others open it after a fence.
-    static Region create(const std::string& job_id, int local_size, std::size_t icb_slots_per_rank);
+    static Region create(const std::string& job_id, int local_size, std::size_t icb_slots_per_rank,
+                         std::size_t irb_entries = kIrbEntries);
     static Region open(const std::string& job_id);
     // Once every local rank has opened the region the name can go.
     void unlink() { segment_.unlink(); }
 
     int local_size() const;
     std::size_t icb_slots_per_rank() const;
+    // Every rank's IRB has this many entries (the creating rank's setting).
+    std::size_t irb_entries() const;
     RankBlock& rank_block(int local_index) const;
     HelperBlock& helper_block(int index) const;
     std::atomic<std::uint64_t>* icb(int local_index) const;

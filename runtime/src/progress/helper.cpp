@@ -123,7 +123,7 @@ bool receives_need_help(const node::Region& region, int local_index) {
         return false;
     const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
                                                           region.icb_slots_per_rank());
-    const std::span<const node::InterruptRequest> irb(region.irb(local_index), node::kIrbEntries);
+    const std::span<const node::InterruptRequest> irb(region.irb(local_index), region.irb_entries());
     return icb_asks_for_help(icb, irb);
 }
 

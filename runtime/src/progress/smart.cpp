@@ -112,6 +112,9 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
       doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
     for (int rank : locality.host_ranks)
         local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
+    // The region's IRB size (a multiple of 64: api/runtime.cpp rounds it up).
+    free_count_ = region.irb_entries();
+    free_entries_.assign(free_count_ / 64, ~std::uint64_t{0});
     const NodeLayout layout = node_layout(locality, settings.helpers);
     const int my_helper = helper_block_of(layout, layout.my_position);
     helper_ = &region.helper_block(my_helper);
@@ -172,17 +175,21 @@ void SmartProgress::stop() {
 
 void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
     const bool without_entry =
-        blocking || helper_lost_.load(std::memory_order_relaxed) || free_entries_ == 0;
+        blocking || helper_lost_.load(std::memory_order_relaxed) || free_count_ == 0;
     if (without_entry) {
-        if (!blocking && free_entries_ == 0) ++stats_.irb_full;
+        if (!blocking && free_count_ == 0) ++stats_.irb_full;
         // Counted, so that no sender delivers into this rank meanwhile: it
         // could not tell whether this receive comes first.
         request.irb_entry = kOutsideIrb;
         block_.posted_outside_irb.fetch_add(1, std::memory_order_release);
         return;
     }
-    const int entry = __builtin_ctzll(free_entries_);
-    free_entries_ &= ~(std::uint64_t{1} << entry);
+    const auto word = std::find_if(free_entries_.begin(), free_entries_.end(),
+                                   [](std::uint64_t bits) { return bits != 0; });
+    const int bit = __builtin_ctzll(*word);
+    *word &= ~(std::uint64_t{1} << bit);
+    --free_count_;
+    const int entry = static_cast<int>(word - free_entries_.begin()) * 64 + bit;
     const p2p::InterruptPattern pattern = p2p::interrupt_pattern(request.match);
     node::InterruptRequest& slot = region_.irb(local_index_)[entry];
     slot.address.store(reinterpret_cast<std::uint64_t>(request.buffer), std::memory_order_relaxed);
@@ -294,7 +301,9 @@ std::uint8_t* SmartProgress::signal_flags() {
 void SmartProgress::withdraw(p2p::Request& request) {
     if (request.irb_entry < 0) return;
     region_.irb(local_index_)[request.irb_entry].value.store(0, std::memory_order_release);
-    free_entries_ |= std::uint64_t{1} << request.irb_entry;
+    free_entries_[static_cast<std::size_t>(request.irb_entry) / 64] |=
+        std::uint64_t{1} << (request.irb_entry % 64);
+    ++free_count_;
     request.irb_entry = -1;
     block_.irb_in_use.fetch_sub(1, std::memory_order_release);
     helper_->outstanding.fetch_sub(1);

@@ -90,7 +90,9 @@ class SmartProgress final : private p2p::ProgressObserver {
     std::unique_ptr<wake::Backend> backend_;
     // Ranks' doorbells are futex words whatever SI_WAKE says (api/runtime.cpp).
     std::unique_ptr<wake::Backend> doorbell_backend_;
-    std::uint64_t free_entries_ = ~std::uint64_t{0};  // IRB entries, bit set = free
+    // The rank's IRB entries, a bit per entry, set = free; and how many are.
+    std::vector<std::uint64_t> free_entries_;
+    std::size_t free_count_ = 0;
     // Per bit of RankBlock::rma_awaited_any / _all, the windows awaiting it.
     std::array<std::uint32_t, 64> windows_awaiting_any_{};
     std::array<std::uint32_t, 64> windows_awaiting_all_{};

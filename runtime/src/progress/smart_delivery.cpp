@@ -67,7 +67,7 @@ std::optional<p2p::DirectTarget> SmartProgress::claim_receive(int peer, std::uin
     int best = -1;
     std::uint64_t best_word = 0, address = 0, capacity = 0;
     std::uint64_t best_sequence = std::numeric_limits<std::uint64_t>::max();
-    for (int e = 0; e < static_cast<int>(node::kIrbEntries); ++e) {
+    for (int e = 0; e < static_cast<int>(region_.irb_entries()); ++e) {
         node::InterruptRequest& slot = irb[e];
         const std::uint64_t value = slot.value.load(std::memory_order_acquire);
         if (value == 0) continue;
