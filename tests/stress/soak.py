@@ -70,7 +70,8 @@ def slope_per_minute(samples):
 
 
 def soak(args, mode, extra):
-    env = dict(os.environ, SI_PROGRESS=mode, **extra)
+    # The tests' watchdog (mtest.c) ends a rank after 90 s unless told otherwise.
+    env = dict(os.environ, SI_PROGRESS=mode, MTEST_TIMEOUT=str(int(args.seconds + 120)), **extra)
     command = [args.sirun, "--timeout", str(int(args.seconds * 2 + 60)), "-n", str(args.ranks),
                args.program, str(args.seconds), "counters"]
     job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
