@@ -21,41 +21,11 @@ import subprocess
 import sys
 import time
 
+from processes import alive, children, name_of
+
 MODES = [("none", {}), ("thread", {}), ("interrupt", {}), ("pef", {}),
          ("smart", {"SI_HELPERS": "1"}), ("smart", {"SI_HELPERS": "2"})]
 SIGNALS = [signal.SIGKILL, signal.SIGSEGV, signal.SIGTERM]
-
-
-def children(pid):
-    """Pids whose parent is pid (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            pass
-    return found
-
-
-def name_of(pid):
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def shm_objects(sirun_pid):

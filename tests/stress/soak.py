@@ -13,47 +13,9 @@ import subprocess
 import sys
 import time
 
+from processes import descendants, name_of, rss_kib
+
 CONFIGS = [("smart", {"SI_HELPERS": "1"}), ("smart", {"SI_HELPERS": "2"})]
-
-
-def descendants(root):
-    """Pids below root, with their names."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            pass
-    found, frontier = [], [root]
-    while frontier:
-        pid = frontier.pop()
-        for child, parent in parents.items():
-            if parent == pid:
-                found.append(child)
-                frontier.append(child)
-    return found
-
-
-def rss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-def name_of(pid):
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return "?"
 
 
 def slope_per_minute(samples):
