@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test bench check-sanitizers check-fuzz clean
+.PHONY: all deps configure build test bench check-static check-sanitizers check-fuzz clean
 
 all: build
 
@@ -40,6 +40,11 @@ check-sanitizers: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSI_WERROR=ON -DSI_SANITIZE=thread $(SANITIZER_SCOPE)
 	cmake --build build-tsan -j $(JOBS)
 	tests/run-tests.sh --build build-tsan -j $(JOBS) -L tsan -E '^hydra\.'
+
+# cppcheck over runtime/src with the build's compile commands; any finding fails
+# (cmake/cppcheck-suppressions.txt: what is kept, and why).
+check-static: configure
+	cmake/check-static.sh $(BUILD)
 
 # libFuzzer (tests/fuzz): a clang tree with the fuzz targets only, each run
 # FUZZ_SECONDS from its committed corpus under AddressSanitizer and UBSan; CI
