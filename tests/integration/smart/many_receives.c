@@ -36,6 +36,21 @@ static int check(int nranks, const int* notes) {
     return errs;
 }
 
+/* Whether every buffer's last byte came. The peek races with the runtime's
+ * write by design (it is the observation), so it reads through volatile and
+ * is exempt from ThreadSanitizer's instrumentation (receiver_first.c). */
+#if defined(__GNUC__)
+__attribute__((no_sanitize_thread, noinline))
+#endif
+static int
+all_arrived(const char* buffers) {
+    for (int i = 0; i < kReceives; ++i) {
+        const volatile char* last = buffers + (size_t)i * kBytes + kBytes - 1;
+        if (*last != 'a' + i % 26) return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char** argv) {
     stats_enable();
     mtest_init(&argc, &argv);
@@ -60,11 +75,7 @@ int main(int argc, char** argv) {
          * (or 1 s): the data must move meanwhile. */
         for (double spent = 0; spent < 1.0 && !finished_in_work;) {
             spent += work_until(0.01, NULL, NULL);
-            finished_in_work = 1;
-            for (int i = 0; i < kReceives; ++i) {
-                const volatile char* last = buffers + (size_t)i * kBytes + kBytes - 1;
-                if (*last != 'a' + i % 26) finished_in_work = 0;
-            }
+            finished_in_work = all_arrived(buffers);
         }
         MPI_Waitall(kReceives, requests, MPI_STATUSES_IGNORE);
         for (int i = 0; i < kReceives; ++i)
