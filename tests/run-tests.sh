@@ -54,7 +54,7 @@ fi
 left_out+=("rdma-full ($(count_label rdma-full) tests): by hand, ctest -L rdma-full where a device exists")
 
 log=$(mktemp "${TMPDIR:-/tmp}/run-tests.XXXXXX")
-trap 'rm -f "$log" "$log.skipped"' EXIT
+trap 'rm -f "$log" "$log.skipped" "$log.failed"' EXIT
 ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE "^($exclude)\$" "${ctest_args[@]}" \
     2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
@@ -64,14 +64,21 @@ status=${PIPESTATUS[0]}
 sed -n 's/^[[:space:]]*[0-9]\{1,\} - \(.*\) (Skipped)$/\1/p' "$log" >"$log.skipped"
 skipped=()
 mapfile -t skipped <"$log.skipped"
-# The SKIP line each of them printed, from CTest's log of the run.
-skip_reason() {
+# What a test printed, from CTest's log of the run.
+test_output() {
     awk -v name="$1" '
         /^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); current = $0; output = 0; next }
         /^Output:$/ { output = 1; next }
         /^<end of output>$/ { output = 0; next }
-        output && current == name && /SKIP/ { print; exit }' "$build/Testing/Temporary/LastTest.log"
+        output && current == name { print }' "$build/Testing/Temporary/LastTest.log"
 }
+# The SKIP line each skipped test printed.
+skip_reason() { test_output "$1" | grep -m 1 SKIP; }
+# Failed tests, from the block after the totals; their output is repeated at the very end,
+# where a CI log cut to its tail still shows why they failed.
+sed -n '/^The following tests FAILED:$/,$ s/^[[:space:]]*[0-9]\{1,\} - \(.*\) ([^()]*)$/\1/p' "$log" >"$log.failed"
+failed=()
+mapfile -t failed <"$log.failed"
 missing=()
 [ -f "$build/missing-test-tiers.txt" ] && mapfile -t missing <"$build/missing-test-tiers.txt"
 
@@ -84,6 +91,12 @@ for name in "${skipped[@]}"; do
 done
 echo "tiers not registered by this configuration: ${#missing[@]}"
 for line in "${missing[@]}"; do echo "  $line"; done
+
+for name in "${failed[@]}"; do
+    echo
+    echo "==== $name failed; the end of its output:"
+    test_output "$name" | grep -v "^-*$" | tail -n 40
+done
 
 if [ "$strict" = 1 ] && [ $((${#skipped[@]} + ${#missing[@]})) -gt 0 ]; then
     echo "run-tests.sh: FAIL: SI_TEST_NO_SKIP=1 and ${#skipped[@]} test(s) skipped," \
