@@ -91,8 +91,7 @@ int start_buffered_send(const char* function, const void* buf, int count, MPI_Da
                                  : std::string("no buffer is attached (MPI_Buffer_attach)"));
         std::byte* copy = pool.base + offset;
         datatype::pack(*type, buf, static_cast<std::size_t>(count), copy);
-        p2p::Request* send = engine.isend(copy, bytes, dest, tag, c->ref(), c->send_context(),
-                                          p2p::SendMode::standard);
+        p2p::Request* send = post_send(*c, copy, bytes, dest, tag, p2p::SendMode::standard);
         send->owner = comm;
         const auto at = std::find_if(pool.in_flight.begin(), pool.in_flight.end(),
                                      [&](const InFlight& f) { return f.offset > offset; });

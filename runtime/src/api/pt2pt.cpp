@@ -31,15 +31,36 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
+p2p::Request* post_send(const Communicator& c, const void* data, std::size_t bytes, int dest,
+                        int tag, p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    Runtime& runtime = *Runtime::get();
+    if (runtime.ghost && dest != MPI_PROC_NULL)
+        return runtime.ghost->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
+                                    std::move(hook));
+    return runtime.engine->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
+                                 std::move(hook));
+}
+
+p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capacity, int source,
+                           int tag, bool blocking, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    Runtime& runtime = *Runtime::get();
+    if (runtime.ghost && source != MPI_PROC_NULL)
+        return runtime.ghost->irecv(buffer, capacity, source, tag, c.ref(), c.p2p_context(),
+                                    std::move(hook));
+    return runtime.engine->irecv(buffer, capacity, source, tag, c.ref(), c.p2p_context(), blocking,
+                                 std::move(hook));
+}
+
+// A ghost copies a message whole, after it was posted: nothing streams.
 Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count) {
-    if (type.contiguous || dest == MPI_PROC_NULL) return Streaming::no;
+    if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
     if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit()) return Streaming::no;
     return engine.streams_with(c.ref().world_of[dest]) ? Streaming::allowed : Streaming::no;
 }
 
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type) {
-    if (type.contiguous || source == MPI_PROC_NULL) return Streaming::no;
+    if (type.contiguous || source == MPI_PROC_NULL || Runtime::get()->ghost) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
     const int world = source == MPI_ANY_SOURCE ? p2p::kAnySource : c.ref().world_of[source];
     return engine.streams_with(world) ? Streaming::allowed : Streaming::no;
@@ -51,15 +72,13 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    p2p::Engine& engine = *Runtime::get()->engine;
     if (type->contiguous) {
         // The common case costs no Outgoing: the data is the user's memory.
-        out = engine.isend(message_data(buf, count, *type), type->bytes(count), dest, tag,
-                           c->ref(), c->send_context(), mode, nullptr);
+        out = post_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode);
     } else {
         Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
-        out = engine.isend(message.data(), message.bytes(), dest, tag, c->ref(),
-                           c->send_context(), mode, message.keep_until_sent());
+        out = post_send(*c, message.data(), message.bytes(), dest, tag, mode,
+                        message.keep_until_sent());
         message.pack_while_sent();
     }
     out->owner = comm;
@@ -72,15 +91,14 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
-    p2p::Engine& engine = *Runtime::get()->engine;
     if (type->contiguous) {
         // The common case costs no Incoming: the data lands in the user's memory.
-        out = engine.irecv(message_data(buf, count, *type), type->bytes(count), source, tag,
-                           c->ref(), c->p2p_context(), blocking, nullptr);
+        out = post_receive(*c, message_data(buf, count, *type), type->bytes(count), source, tag,
+                           blocking);
     } else {
         Incoming room(buf, count, *type, false, streaming_from(*c, source, *type));
-        out = engine.irecv(room.data(), room.capacity(), source, tag, c->ref(), c->p2p_context(),
-                           blocking, room.unpack_when_received());
+        out = post_receive(*c, room.data(), room.capacity(), source, tag, blocking,
+                           room.unpack_when_received());
     }
     out->owner = comm;
     return MPI_SUCCESS;
@@ -198,14 +216,12 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     si::p2p::Engine& engine = *Runtime::get()->engine;
     // Receive first: a peer doing the same then finds its message expected.
     Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source, *rtype));
-    si::p2p::Request* receive =
-        engine.irecv(room.data(), room.capacity(), source, recvtag, c->ref(), c->p2p_context(),
-                     true, room.unpack_when_received());
+    si::p2p::Request* receive = post_receive(*c, room.data(), room.capacity(), source, recvtag,
+                                             true, room.unpack_when_received());
     Outgoing message(sendbuf, sendcount, *stype,
                      streaming_to(*c, dest, *stype, sendcount));
-    si::p2p::Request* send =
-        engine.isend(message.data(), message.bytes(), dest, sendtag, c->ref(), c->send_context(),
-                     si::p2p::SendMode::standard, message.keep_until_sent());
+    si::p2p::Request* send = post_send(*c, message.data(), message.bytes(), dest, sendtag,
+                                       si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     message.pack_while_sent();
     engine.wait(send);
@@ -230,11 +246,9 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     const std::size_t bytes = type->bytes(static_cast<std::size_t>(count));
     auto incoming = std::make_unique_for_overwrite<std::byte[]>(bytes);
     si::p2p::Engine& engine = *Runtime::get()->engine;
-    si::p2p::Request* receive = engine.irecv(incoming.get(), bytes, source, recvtag, c->ref(),
-                                             c->p2p_context(), true);
-    si::p2p::Request* send =
-        engine.isend(message.data(), bytes, dest, sendtag, c->ref(), c->send_context(),
-                     si::p2p::SendMode::standard, message.keep_until_sent());
+    si::p2p::Request* receive = post_receive(*c, incoming.get(), bytes, source, recvtag, true);
+    si::p2p::Request* send = post_send(*c, message.data(), bytes, dest, sendtag,
+                                       si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
     engine.wait(send);
     engine.wait(receive);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "api/communicator.hpp"
 #include "api/errors.hpp"
@@ -27,6 +28,16 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
 // looked at further: every message asks.
 Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count);
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type);
+
+// Where the application's point-to-point messages go: the engine, or in
+// SI_PROGRESS=ghost the ghost that serves the receiver (progress/ghost.hpp).
+// MPI_PROC_NULL always goes to the engine, which completes it at once.
+p2p::Request* post_send(const Communicator& c, const void* data, std::size_t bytes, int dest,
+                        int tag, p2p::SendMode mode,
+                        std::unique_ptr<p2p::CompletionHook>&& hook = nullptr);
+p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capacity, int source,
+                           int tag, bool blocking,
+                           std::unique_ptr<p2p::CompletionHook>&& hook = nullptr);
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);

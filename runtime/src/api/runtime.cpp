@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <fstream>
 
@@ -29,6 +30,10 @@ constexpr std::size_t kTraceCapacity = std::size_t{1} << 18;
 // SI_WAIT_SPIN_US=auto: how long a blocked call polls on an oversubscribed
 // host (Runtime::spare_cpus).
 constexpr std::chrono::microseconds kAutomaticWaitSpin{50};
+
+// SI_PROGRESS=ghost: small messages in flight per rank with their data in
+// shared memory (slots of SI_GHOST_THRESHOLD bytes each).
+constexpr std::uint32_t kGhostPayloadSlots = 128;
 
 // The largest body the protocol sends besides eager payloads (an RTS or a FIN).
 constexpr std::size_t kControlBodyBytes = 64;
@@ -84,6 +89,22 @@ TransportPlan plan_transports(const config::Settings& settings, const node::Loca
     return plan;
 }
 
+// SI_PROGRESS=ghost: the shape of the node's ghost area.
+node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node::Locality& where) {
+    for (int r = 0; r < where.world_size; ++r)
+        if (!where.same_host(r) || where.node_of[r] != where.node_of[0])
+            fail("SI_PROGRESS=ghost runs on one node for now, and rank {} is on another node than "
+                 "rank 0 ({}); use another SI_PROGRESS, or SI_NODE_SIZE=0 on one host",
+                 r, settings.node_size > 0 ? "SI_NODE_SIZE simulates nodes" : where.host_name);
+    node::GhostArea::Shape shape;
+    shape.local_size = where.local_size();
+    shape.ghosts = std::min(settings.ghosts, where.local_size());
+    shape.cells_per_rank = std::bit_ceil(static_cast<std::uint32_t>(settings.ghost_cells));
+    shape.payloads_per_rank = std::min<std::uint32_t>(shape.cells_per_rank, kGhostPayloadSlots);
+    shape.inline_bytes = settings.ghost_threshold;
+    return shape;
+}
+
 }  // namespace
 
 void Runtime::start(int required_thread_level) {
@@ -121,6 +142,9 @@ void Runtime::bring_up() {
     transport::shm::Layout layout{locality.local_size(), settings.shm_cells,
                                   std::max(settings.eager_limit, kControlBodyBytes)};
     const bool creator = locality.local_index() == 0;
+    // Checked by every rank, so that none waits at the fence for one that failed.
+    std::optional<node::GhostArea::Shape> ghosts;
+    if (settings.progress == config::ProgressMode::ghost) ghosts = ghost_shape(settings, locality);
     SharedSegment shm_segment;
     // Every rank's ICB has room for the verbs receives of the largest peer
     // count any rank of the host may have (the region's slots are uniform).
@@ -135,11 +159,13 @@ void Runtime::bring_up() {
         region = node::Region::create(bootstrap->job_id(), layout.local_size,
                                       layout.icb_slots() + verbs_icb_slots, irb_entries);
         shm_segment = transport::shm::ShmTransport::create_segment(bootstrap->job_id(), layout);
+        if (ghosts) ghost_area = node::GhostArea::create(bootstrap->job_id(), *ghosts);
     }
     bootstrap->fence();
     if (!creator) {
         region = node::Region::open(bootstrap->job_id());
         shm_segment = transport::shm::ShmTransport::open_segment(bootstrap->job_id());
+        if (ghosts) ghost_area = node::GhostArea::open(bootstrap->job_id());
     }
     node::RankBlock& block = region.rank_block(locality.local_index());
     block.pid = ::getpid();
@@ -160,6 +186,7 @@ void Runtime::bring_up() {
     if (creator) {
         region.unlink();
         shm_segment.unlink();
+        ghost_area.unlink();
     }
     auto shm_transport = std::make_unique<transport::shm::ShmTransport>(
         std::move(shm_segment), region, locality, layout);
@@ -210,6 +237,8 @@ void Runtime::bring_up() {
         pef = std::make_unique<progress::PefProgress>(*engine, settings);
     if (settings.progress == config::ProgressMode::smart)
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
+    if (settings.progress == config::ProgressMode::ghost)
+        ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality, settings);
 }
 
 // Before any runtime thread or helper exists, so that they start where the
@@ -282,6 +311,7 @@ void Runtime::stop() {
     if (runtime->interrupt_progress) runtime->interrupt_progress->stop();
     if (runtime->smart) runtime->smart->stop();
     if (runtime->pef) runtime->pef->stop();
+    if (runtime->ghost) runtime->ghost->stop();
     runtime->write_stats();
     runtime->interrupt_progress.reset();
     runtime->smart.reset();
@@ -337,6 +367,8 @@ void Runtime::write_stats() const {
     };
     if (smart)
         for (progress::Counter& counter : smart->counters()) counters.push_back(std::move(counter));
+    if (ghost)
+        for (progress::Counter& counter : ghost->counters()) counters.push_back(std::move(counter));
     if (interrupt_progress)
         for (progress::Counter& counter : interrupt_progress->counters())
             counters.push_back(std::move(counter));

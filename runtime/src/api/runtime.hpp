@@ -14,8 +14,10 @@
 #include "coll/collectives.hpp"
 #include "coll/intercomm.hpp"
 #include "node/locality.hpp"
+#include "node/ghost_area.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
+#include "progress/ghost_client.hpp"
 #include "progress/interrupt.hpp"
 #include "progress/pef.hpp"
 #include "progress/progress_thread.hpp"
@@ -40,6 +42,7 @@ public:
     std::unique_ptr<bootstrap::Bootstrap> bootstrap;
     node::Locality locality;
     node::Region region;
+    node::GhostArea ghost_area;  // SI_PROGRESS=ghost only
     std::unique_ptr<transport::Transport> shm;
     std::unique_ptr<transport::Transport> verbs;  // ranks on other nodes; may be null
     std::unique_ptr<wake::Backend> doorbell_backend;  // declared before its users
@@ -49,6 +52,9 @@ public:
     std::unique_ptr<progress::InterruptProgress> interrupt_progress;
     std::unique_ptr<progress::PefProgress> pef;
     std::unique_ptr<progress::SmartProgress> smart;
+    // SI_PROGRESS=ghost: the application's point-to-point goes through it
+    // (api/pt2pt.cpp, post_send and post_receive).
+    std::unique_ptr<progress::GhostClient> ghost;
     CommunicatorTable communicators;
     int thread_level = MPI_THREAD_SINGLE;
     std::thread::id main_thread;

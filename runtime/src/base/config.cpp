@@ -83,19 +83,23 @@ Apply int_in_range(int Settings::*field, long low, long high) {
 
 const std::vector<Knob>& table() {
     static const std::vector<Knob> knobs = {
-        {"SI_PROGRESS", "none|thread|interrupt|pef|smart", "none",
+        {"SI_PROGRESS", "none|thread|interrupt|pef|smart|ghost", "none",
          "How messages progress while the application computes: none (only inside MPI "
          "calls), thread (one polling progress thread per rank), interrupt (one sleeping "
          "thread per rank, woken by every message that arrives for it), pef (no thread: a "
          "timer signal runs a watchdog in the application thread after a receive missed "
          "its RTS) or smart (SmartInterrupts: helper processes wake a sleeping interrupt "
-         "thread when a rendezvous request arrives for a receive that asked for help).",
+         "thread when a rendezvous request arrives for a receive that asked for help) or "
+         "ghost (seed 003: every point-to-point send and receive is handed to a ghost "
+         "process of the node, which matches and copies while the ranks compute; one node "
+         "only).",
          "progress",
          choice<ProgressMode>({{"none", ProgressMode::none},
                                {"thread", ProgressMode::thread},
                                {"interrupt", ProgressMode::interrupt},
                                {"pef", ProgressMode::pef},
-                               {"smart", ProgressMode::smart}},
+                               {"smart", ProgressMode::smart},
+                               {"ghost", ProgressMode::ghost}},
                               &Settings::progress)},
         {"SI_PEF_PHASE_US", "microseconds", "2",
          "SI_PROGRESS=pef: delay from a nonblocking receive that missed its RTS to the "
@@ -131,6 +135,29 @@ const std::vector<Knob>& table() {
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",
          "progress", int_in_range(&Settings::helpers, 1, 64)},
+        {"SI_GHOSTS", "count", "1",
+         "SI_PROGRESS=ghost: ghost processes per node (sirun --ghosts sets it); capped at the "
+         "node's rank count. Each matches the messages of the ranks it serves as receivers.",
+         "progress", int_in_range(&Settings::ghosts, 1, 64)},
+        {"SI_GHOST_THRESHOLD", "bytes (k suffix)", "8192",
+         "SI_PROGRESS=ghost: largest message whose data the sender copies into shared memory "
+         "(the send then completes at once, as an eager one); larger ones stay in the "
+         "sender's memory until the ghost copies them. Each rank has 128 slots of this "
+         "size.",
+         "progress",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             auto value = parse_bytes(text);
+             if (!value || *value > (std::size_t{1} << 20))
+                 return "expected a byte count up to 1m, for example 8192 or 8k";
+             out.ghost_threshold = *value;
+             return std::nullopt;
+         }},
+        {"SI_GHOST_CELLS", "count", "4096",
+         "SI_PROGRESS=ghost: post cells per rank (64 bytes each), the sends and receives it "
+         "may have handed to ghosts at once (rounded up to a power of two); more wait in the "
+         "rank until one is free, which can deadlock a program that posts more receives "
+         "than this before the sends they wait for.",
+         "progress", int_in_range(&Settings::ghost_cells, 2, 65536)},
         {"SI_IRB_ENTRIES", "count", "64",
          "SmartInterrupts: the receives of a rank that may ask a helper for help at once "
          "(its interrupt request buffer; rounded up to a multiple of 64, the first rank of a "

@@ -13,7 +13,7 @@
 
 namespace si::config {
 
-enum class ProgressMode { none, thread, interrupt, pef, smart };
+enum class ProgressMode { none, thread, interrupt, pef, smart, ghost };
 enum class WakeBackend { futex, kmod };
 enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };
@@ -64,6 +64,12 @@ struct Settings {
     // threads, and where interrupt threads run.
     int helpers = 1;
     int irb_entries = 64;
+    // SI_PROGRESS=ghost (progress/ghost.hpp): ghost processes per node, the
+    // largest message whose data travels inside its post cell, and the post
+    // cells of each rank.
+    int ghosts = 1;
+    std::size_t ghost_threshold = 8192;
+    int ghost_cells = 4096;
     WakeBackend wake = WakeBackend::futex;
     InterruptPlacement interrupt_placement = InterruptPlacement::helper;
     // SI_PROGRESS=pef: the watchdog's turns after a receive missed its RTS

@@ -9,19 +9,22 @@ namespace {
 constexpr int kErrOtherClass = 16;  // MPI_ERR_OTHER (this layer does not include mpi.h)
 }  // namespace
 
-Request* Engine::start(std::unique_ptr<Activity> activity) {
+Request* Engine::start(std::unique_ptr<Activity> activity, Request::Kind kind,
+                       std::unique_ptr<CompletionHook>&& hook) {
     Activity& kept = *activity;
-    return start(Running{nullptr, &kept, std::move(activity)});
+    return start(Running{nullptr, &kept, std::move(activity)}, kind, std::move(hook));
 }
 
 Request* Engine::start(Activity& activity) { return start(Running{nullptr, &activity, nullptr}); }
 
-Request* Engine::start(Running running) {
+Request* Engine::start(Running running, Request::Kind kind,
+                       std::unique_ptr<CompletionHook>&& hook) {
     ProgressGuard guard(lock_);
-    Request* request = pool_.acquire(Request::Kind::send);
+    Request* request = pool_.acquire(kind);
     request->phase = Request::Phase::running;
+    request->hook = std::move(hook);
     if (running.activity->advance(*this)) {
-        request->result.error = running.activity->result();
+        request->result = running.activity->completion();
         complete(request);
     } else {
         running.request = request;
@@ -40,7 +43,7 @@ int Engine::advance_activities() {
             ++i;
             continue;
         }
-        running.request->result.error = running.activity->result();
+        running.request->result = running.activity->completion();
         complete(running.request);
         running = std::move(activities_.back());
         activities_.pop_back();

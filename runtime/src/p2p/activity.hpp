@@ -5,6 +5,8 @@
 // activity moves on while the application computes as far as its messages do.
 #pragma once
 
+#include "p2p/request.hpp"
+
 namespace si::p2p {
 
 class Engine;
@@ -19,6 +21,14 @@ public:
     virtual bool advance(Engine& engine) = 0;
     // An error class (0 for success) once advance() returned true.
     virtual int result() const = 0;
+    // What the request reports once advance() returned true: by default only
+    // result(); an operation with a status of its own (a receive a ghost
+    // process made, progress/ghost_client.hpp) says more.
+    virtual Completion completion() const {
+        Completion done;
+        done.error = result();
+        return done;
+    }
     // True while it waits for memory a peer writes one-sidedly (an RMA
     // epoch's grant or completion counter), which rings no doorbell: a
     // blocked call then keeps polling instead of sleeping.

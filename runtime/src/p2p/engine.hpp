@@ -205,8 +205,12 @@ class Engine final : private transport::Events {
     void release(Request* request);
 
     // Starts a background operation (activity.hpp): the request completes,
-    // with the activity's result as its error, once advance() says it is over.
-    Request* start(std::unique_ptr<Activity> activity);
+    // with the activity's completion(), once advance() says it is over; the
+    // hook (if any) runs then, as for a send or a receive. `kind` receive:
+    // its status reports the completion's source, tag and count.
+    Request* start(std::unique_ptr<Activity> activity,
+                   Request::Kind kind = Request::Kind::send,
+                   std::unique_ptr<CompletionHook>&& hook = nullptr);
     // The same for an activity the caller keeps alive until the request
     // completes (a blocking collective waiting for it).
     Request* start(Activity& activity);
@@ -313,7 +317,8 @@ class Engine final : private transport::Events {
     void sent(const Outgoing& item, transport::Result result);
     void release_registration(Request* request);
     struct Running;
-    Request* start(Running running);
+    Request* start(Running running, Request::Kind kind = Request::Kind::send,
+                   std::unique_ptr<CompletionHook>&& hook = nullptr);
     // Advances every activity a step; returns how many finished.
     int advance_activities();
     bool activities_poll_memory() const;

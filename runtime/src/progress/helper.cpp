@@ -1,4 +1,5 @@
 #include "progress/helper.hpp"
+#include "progress/node_process.hpp"
 
 #include <sched.h>
 #include <signal.h>
@@ -34,25 +35,9 @@ constexpr int kScansBeforeYield = 16;
 // an idle second.
 constexpr auto kIdlePolling = std::chrono::milliseconds(5);
 
-std::uint64_t process_cpu_ns() {
-    timespec now{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
-           static_cast<std::uint64_t>(now.tv_nsec);
-}
-
 constexpr std::uint64_t kKindBits = 3;
 constexpr auto kRts = static_cast<std::uint64_t>(p2p::MessageKind::rts);
 constexpr auto kEager = static_cast<std::uint64_t>(p2p::MessageKind::eager);
-
-void bind_to(const std::vector<int>& cpus) {
-    if (cpus.empty()) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu : cpus) CPU_SET(cpu, &set);
-    if (::sched_setaffinity(0, sizeof set, &set) != 0)
-        log::warn("SmartInterrupts helper: could not bind to its CPUs; running unbound");
-}
 
 }  // namespace
 
@@ -267,45 +252,17 @@ void run_helper(const node::Region& region, wake::Backend& backend,
 
 int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
                  const HelperAssignment& assignment) {
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) fail("SmartInterrupts: cannot start a helper process (fork failed)");
-    if (pid > 0) return pid;
-
-    // The helper: a copy of the rank that spawned it, at MPI_Init, before any
-    // runtime thread exists. It must not outlive that rank, and it must not
-    // run the rank's signal handlers or exit handlers.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(0);
-    ::prctl(PR_SET_NAME, "si-helper");
-    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP})
-        std::signal(signal, SIG_DFL);
-    bind_to(assignment.cpus);
     // Without a core of its own, a helper must not take one from a rank or
     // from an interrupt thread copying a message: SCHED_IDLE runs it only on
     // a CPU nothing else wants (ranks blocked in MPI scan for it meanwhile,
     // SmartProgress::rank_blocked), and the scheduler counts a CPU that runs
     // only it as idle when it places a woken rank.
-    if (assignment.shares_cores) {
-        sched_param unused{};
-        if (::sched_setscheduler(0, SCHED_IDLE, &unused) != 0)
-            log::warn(
-                "SmartInterrupts helper: cannot switch to SCHED_IDLE; it competes with ranks");
-    }
-    trace::restart_as(fmt::format("helper{}", assignment.block));
-    trace::set_thread_role(trace::Thread::helper);
-    std::unique_ptr<wake::Backend> backend;
-    try {
-        backend = wake::make_backend(wake_choice);
-    } catch (const std::exception& error) {
-        // Never unwind into the rank's code we were forked from; the ranks
-        // notice the helper died and carry on without it.
-        log::error("SmartInterrupts helper: {}", error.what());
-        ::_exit(1);
-    }
-    run_helper(region, *backend, assignment);
-    trace::finish();
-    ::_exit(0);
+    const NodeProcess process{"si-helper", fmt::format("helper{}", assignment.block),
+                              assignment.cpus, assignment.shares_cores};
+    return fork_node_process(process, [&] {
+        std::unique_ptr<wake::Backend> backend = wake::make_backend(wake_choice);
+        run_helper(region, *backend, assignment);
+    });
 }
 
 }  // namespace si::progress

@@ -1,4 +1,5 @@
 #include "progress/smart.hpp"
+#include "progress/node_process.hpp"
 
 #include <poll.h>
 #include <sched.h>
@@ -54,49 +55,6 @@ int helper_block_of(const NodeLayout& layout, int position) {
     return layout.members.front() + position % layout.helpers;
 }
 
-// Where the node's helpers run: a core no rank of the host uses, next to the
-// node's ranks, when every rank of the host is bound to one core (every rank
-// counts, not only the node's: simulated nodes share the host's cores);
-// otherwise the CPUs of all the host's ranks, shared with them (a helper forked
-// from a bound rank would otherwise stay on that rank's core).
-struct HelperPlacement {
-    std::vector<int> cpus;
-    bool shares_cores = true;
-};
-
-std::vector<HelperPlacement> helper_placement(const node::Region& region,
-                                              const NodeLayout& layout) {
-    std::vector<int> host_cpus;
-    std::vector<std::vector<int>> rank_cpus;
-    for (int member = 0; member < region.local_size(); ++member) {
-        const cpu_set_t& mask = region.rank_block(member).affinity;
-        std::vector<int> cpus;
-        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
-        host_cpus.insert(host_cpus.end(), cpus.begin(), cpus.end());
-        rank_cpus.push_back(std::move(cpus));
-    }
-    std::sort(host_cpus.begin(), host_cpus.end());
-    host_cpus.erase(std::unique(host_cpus.begin(), host_cpus.end()), host_cpus.end());
-    std::vector<HelperPlacement> placement(static_cast<std::size_t>(layout.helpers),
-                                           HelperPlacement{host_cpus, true});
-    node::CpuTopology topology;
-    try {
-        topology = node::load_topology();
-    } catch (const std::exception& error) {
-        log::warn("SmartInterrupts: no CPU topology ({}); helpers share the ranks' cores",
-                  error.what());
-        return placement;
-    }
-    std::vector<int> rank_core;
-    for (const std::vector<int>& cpus : rank_cpus)
-        rank_core.push_back(node::core_cpu_of(topology, cpus));
-    for (int g = 0; g < layout.helpers; ++g)
-        if (auto own = node::helper_cpus(topology, rank_core, g, layout.helpers))
-            placement[static_cast<std::size_t>(g)] = HelperPlacement{std::move(*own), false};
-    return placement;
-}
-
 }  // namespace
 
 SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
@@ -133,7 +91,7 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
     }
     if (layout.my_position == 0) {
         // Helpers are forked now, before this process has runtime threads.
-        const std::vector<HelperPlacement> placement = helper_placement(region, layout);
+        const std::vector<ProcessPlacement> placement = place_node_processes(region, layout.helpers);
         for (int g = 0; g < layout.helpers; ++g) {
             HelperAssignment assignment;
             assignment.block = helper_block_of(layout, g);

@@ -1,0 +1,115 @@
+// The shared memory between a node's ranks and its ghost processes
+// (SI_PROGRESS=ghost, progress/ghost.hpp): seed 003's post cells and
+// single-producer/single-consumer queues.
+//
+// Each rank owns a pool of post cells, and a smaller pool of payload slots
+// (a small message's data: only sends need one, so that receives, which wait
+// longest, never hold the room). To hand a send or a receive to a ghost
+// it fills a free cell (with the data in a slot if it is small), then pushes the
+// cell's index into its queue to that ghost; the ghost pops it, matches,
+// copies, writes the result into the cell and marks it done, which is the
+// completion flag the rank's MPI_Test/MPI_Wait read. A queue per (rank,
+// ghost) pair keeps one producer and one consumer on each, so neither side
+// takes a lock; a queue has room for every cell of its rank, so a push never
+// finds it full.
+//
+// Layout: Header | GhostBlock x ghosts | queues (local ranks x ghosts) |
+//         cells (local ranks x cells per rank) | payload slots (local ranks x
+//         slots per rank).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "base/shm_segment.hpp"
+
+namespace si::node {
+
+enum class CellState : std::uint32_t { free, posted, done };
+enum class CellKind : std::uint8_t { send, receive, probe };
+
+// One posted operation. A send names its receiver (a local index) and
+// carries its sender's rank in the communicator, which the receive's status
+// reports; a receive names its source (a rank in the communicator, or
+// kGhostAnySource) and its tag (or kGhostAnyTag). A probe is a receive that
+// only looks: the ghost says whether a message would match it, and which.
+struct alignas(64) PostCell {
+    std::atomic<std::uint32_t> state;  // CellState
+    CellKind kind;
+    std::uint8_t synchronous;  // a send that completes only once matched
+    std::uint16_t context;
+    std::int32_t peer;
+    std::int32_t rank;
+    std::int32_t tag;
+    std::int32_t payload;   // a send's payload slot holding its data, or -1
+    std::uint64_t address;  // the owner's memory (a send with its data in a slot: unused)
+    std::uint64_t bytes;    // a send's size, a receive's capacity
+    // A receive's status, written by the ghost before `state` says done.
+    std::int32_t result_source;
+    std::int32_t result_tag;
+    std::int32_t result_error;  // an MPI error class
+    std::int32_t result_found;  // a probe's answer
+    std::uint64_t result_bytes;
+};
+static_assert(sizeof(PostCell) == 64);
+inline constexpr std::int32_t kGhostAnySource = -1;
+inline constexpr std::int32_t kGhostAnyTag = -1;
+
+// One queue: the owner rank writes `head`, the ghost `tail`.
+struct alignas(64) PostQueue {
+    std::atomic<std::uint64_t> head;
+    alignas(64) std::atomic<std::uint64_t> tail;
+};
+
+// A ghost's wake word (it sleeps when no queue has anything for it), its stop
+// flag, and its counters, read at MPI_Finalize.
+struct alignas(64) GhostBlock {
+    std::atomic<std::uint32_t> word;
+    std::atomic<std::uint32_t> word_handle;
+    std::atomic<std::uint32_t> stop;
+    std::atomic<std::int32_t> pid;
+    alignas(64) std::atomic<std::uint64_t> cells;       // cells it took from queues
+    std::atomic<std::uint64_t> matches;                 // sends matched with receives
+    std::atomic<std::uint64_t> unexpected;              // sends that found no receive
+    std::atomic<std::uint64_t> inline_bytes;            // copied from cells
+    std::atomic<std::uint64_t> referenced_bytes;        // copied from the senders' memory
+    std::atomic<std::uint64_t> sleeps;                  // times it slept with nothing to do
+    std::atomic<std::uint64_t> cpu_ns;                  // its CPU time, updated as it goes
+};
+
+class GhostArea {
+  public:
+    struct Shape {
+        int local_size = 0;
+        int ghosts = 0;
+        std::uint32_t cells_per_rank = 0;  // a power of two
+        std::uint32_t payloads_per_rank = 0;
+        std::size_t inline_bytes = 0;      // room for data in each payload slot
+    };
+
+    GhostArea() = default;
+    // The first rank of a host creates it; the others open it after a fence.
+    static GhostArea create(const std::string& job_id, Shape shape);
+    static GhostArea open(const std::string& job_id);
+    void unlink() { segment_.unlink(); }
+    bool mapped() const { return segment_.data() != nullptr; }
+
+    Shape shape() const;
+    GhostBlock& ghost(int index) const;
+    PostQueue& queue(int local_index, int ghost) const;
+    std::uint32_t* queue_slots(int local_index, int ghost) const;
+    PostCell& cell(int local_index, std::uint32_t index) const;
+    std::byte* payload(int local_index, std::int32_t slot) const;
+
+  private:
+    struct Header;
+    Header& header() const;
+    std::size_t queue_bytes() const;
+    std::size_t payload_stride() const;
+
+    SharedSegment segment_;
+};
+
+}  // namespace si::node

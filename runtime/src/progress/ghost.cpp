@@ -1,0 +1,303 @@
+#include "progress/ghost.hpp"
+
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <memory>
+
+#include "base/cpu.hpp"
+#include "base/log.hpp"
+#include "progress/node_process.hpp"
+#include "wake/backends.hpp"
+#include "wake/wake_word.hpp"
+
+namespace si::progress {
+
+namespace {
+
+using namespace std::chrono_literals;
+using node::CellState;
+using node::PostCell;
+
+constexpr int kErrTruncate = 15;  // MPI_ERR_TRUNCATE
+constexpr int kErrOther = 16;     // MPI_ERR_OTHER
+// A referenced message moves through the ghost in pieces of this size (it
+// cannot reach both ranks' memory at once: one read, one write per piece).
+constexpr std::size_t kBounceBytes = std::size_t{256} << 10;
+// How long a ghost polls its queues after it last found a cell before it
+// sleeps until a rank rings it: a burst of messages costs no wake-up, an idle
+// ghost no core.
+constexpr auto kIdlePolling = 1ms;
+
+// Moves `bytes` between this process and `pid` with process_vm_readv/writev,
+// asking again for what a call left (it may stop short). 0 or an errno value.
+template <typename Call>
+int cross_memory(Call call, pid_t pid, std::byte* local, std::uint64_t remote, std::size_t bytes) {
+    while (bytes > 0) {
+        iovec mine{local, bytes};
+        iovec theirs{reinterpret_cast<void*>(remote), bytes};
+        const ssize_t moved = call(pid, &mine, 1, &theirs, 1, 0);
+        if (moved < 0 && errno == EINTR) continue;
+        if (moved < 0) return errno;
+        if (moved == 0) return EFAULT;
+        local += moved;
+        remote += static_cast<std::uint64_t>(moved);
+        bytes -= static_cast<std::size_t>(moved);
+    }
+    return 0;
+}
+
+ssize_t write_call(pid_t pid, const iovec* local, unsigned long local_count, const iovec* remote,
+                   unsigned long remote_count, unsigned long flags) {
+    return ::process_vm_writev(pid, local, local_count, remote, remote_count, flags);
+}
+
+// A send the ghost took: still in its cell (`held`: a large or synchronous
+// one, whose sender waits), or with its small data copied out of a cell the
+// sender already got back.
+struct Send {
+    int owner = 0;
+    std::uint32_t cell = 0;
+    std::int32_t payload = -1;  // its slot while held, if its data is in one
+    bool held = true;
+    std::uint16_t context = 0;
+    std::int32_t rank = 0;
+    std::int32_t tag = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t address = 0;  // referenced data in the sender's memory; 0: inline
+    std::vector<std::byte> data;
+};
+
+struct Receive {
+    int owner = 0;
+    std::uint32_t cell = 0;
+};
+
+// What one served receiver has pending: its receives no message matched
+// yet, in posting order, and the messages no receive matched yet, in
+// arrival order (per sender, sending order).
+struct Receiver {
+    std::deque<Receive> posted;
+    std::deque<Send> unexpected;
+};
+
+bool matches(const PostCell& receive, const Send& send) {
+    return receive.context == send.context &&
+           (receive.peer == node::kGhostAnySource || receive.peer == send.rank) &&
+           (receive.tag == node::kGhostAnyTag || receive.tag == send.tag);
+}
+
+class Ghost {
+  public:
+    Ghost(const node::GhostArea& area, const node::Region& region, const GhostAssignment& assignment)
+        : area_(area),
+          region_(region),
+          assignment_(assignment),
+          block_(area.ghost(assignment.index)),
+          shape_(area.shape()),
+          receivers_(static_cast<std::size_t>(shape_.local_size)),
+          bounce_(kBounceBytes),
+          backend_(wake::make_backend(config::WakeBackend::futex)) {}
+
+    void run() {
+        // Its last look before sleeping: a rank pushes, then rings (ring_ghost).
+        const auto nothing_to_do = [&] {
+            store_load_fence();
+            return block_.stop.load() == 0 && !anything_queued();
+        };
+        auto last_cell = std::chrono::steady_clock::now();
+        while (block_.stop.load(std::memory_order_acquire) == 0) {
+            if (drain()) {
+                last_cell = std::chrono::steady_clock::now();
+                continue;
+            }
+            if (std::chrono::steady_clock::now() - last_cell < kIdlePolling) {
+                cpu_relax();
+                continue;
+            }
+            block_.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
+            block_.sleeps.fetch_add(1, std::memory_order_relaxed);
+            wake::sleep(*backend_, block_.word, 1s, nothing_to_do);
+            last_cell = std::chrono::steady_clock::now();
+        }
+        block_.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);
+    }
+
+  private:
+    bool anything_queued() const {
+        for (int rank = 0; rank < shape_.local_size; ++rank) {
+            const node::PostQueue& queue = area_.queue(rank, assignment_.index);
+            if (queue.tail.load(std::memory_order_relaxed) != queue.head.load(std::memory_order_acquire))
+                return true;
+        }
+        return false;
+    }
+
+    // Takes every cell queued to this ghost; true if there was one.
+    bool drain() {
+        bool found = false;
+        for (int rank = 0; rank < shape_.local_size; ++rank) {
+            node::PostQueue& queue = area_.queue(rank, assignment_.index);
+            const std::uint32_t* slots = area_.queue_slots(rank, assignment_.index);
+            std::uint64_t tail = queue.tail.load(std::memory_order_relaxed);
+            const std::uint64_t head = queue.head.load(std::memory_order_acquire);
+            for (; tail != head; ++tail) {
+                take(rank, slots[tail & (shape_.cells_per_rank - 1)]);
+                found = true;
+            }
+            queue.tail.store(tail, std::memory_order_release);
+        }
+        return found;
+    }
+
+    void take(int owner, std::uint32_t index) {
+        block_.cells.fetch_add(1, std::memory_order_relaxed);
+        PostCell& cell = area_.cell(owner, index);
+        if (cell.kind == node::CellKind::receive)
+            receive_posted(owner, index, cell);
+        else if (cell.kind == node::CellKind::probe)
+            probe(owner, cell);
+        else
+            message_sent(owner, index, cell);
+    }
+
+    void message_sent(int owner, std::uint32_t index, PostCell& cell) {
+        const bool inline_data = cell.payload >= 0;
+        Send send{owner, index, cell.payload, true, cell.context, cell.rank, cell.tag, cell.bytes,
+                  inline_data ? 0 : cell.address, {}};
+        Receiver& receiver = receivers_[static_cast<std::size_t>(cell.peer)];
+        for (auto it = receiver.posted.begin(); it != receiver.posted.end(); ++it) {
+            PostCell& receive = area_.cell(it->owner, it->cell);
+            if (!matches(receive, send)) continue;
+            const Receive taken = *it;
+            receiver.posted.erase(it);
+            deliver(send, taken);
+            return;
+        }
+        block_.unexpected.fetch_add(1, std::memory_order_relaxed);
+        // Small data leaves the cell, so that the sender gets it back: a
+        // sender's cells must not run out on messages its peers have not
+        // asked for yet (each could be waiting for a receive it cannot post).
+        if (inline_data && cell.synchronous == 0) {
+            const std::byte* data = area_.payload(owner, cell.payload);
+            send.data.assign(data, data + cell.bytes);
+            send.held = false;
+            finish(owner, cell);
+        }
+        receiver.unexpected.push_back(std::move(send));
+    }
+
+    void receive_posted(int owner, std::uint32_t index, PostCell& cell) {
+        Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
+        for (auto it = receiver.unexpected.begin(); it != receiver.unexpected.end(); ++it) {
+            if (!matches(cell, *it)) continue;
+            const Send send = std::move(*it);
+            receiver.unexpected.erase(it);
+            deliver(send, Receive{owner, index});
+            return;
+        }
+        receiver.posted.push_back(Receive{owner, index});
+    }
+
+    // The first message a receive of the probe's envelope would match.
+    void probe(int owner, PostCell& cell) {
+        const Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
+        const auto it = std::find_if(receiver.unexpected.begin(), receiver.unexpected.end(),
+                                     [&](const Send& send) { return matches(cell, send); });
+        cell.result_found = it != receiver.unexpected.end() ? 1 : 0;
+        if (cell.result_found != 0) {
+            cell.result_source = it->rank;
+            cell.result_tag = it->tag;
+            cell.result_bytes = it->bytes;
+        }
+        cell.result_error = 0;
+        finish(owner, cell);
+    }
+
+    // Copies a matched message into its receive and completes both.
+    void deliver(const Send& send, Receive to) {
+        block_.matches.fetch_add(1, std::memory_order_relaxed);
+        PostCell& receive = area_.cell(to.owner, to.cell);
+        const std::size_t bytes = std::min(send.bytes, receive.bytes);
+        const int err = copy(send, receive.address, bytes, to.owner);
+        receive.result_source = send.rank;
+        receive.result_tag = send.tag;
+        receive.result_bytes = err == 0 ? bytes : 0;
+        receive.result_error = err != 0 ? kErrOther : send.bytes > receive.bytes ? kErrTruncate : 0;
+        if (err != 0)
+            log::error("ghost {}: moving {} bytes from local rank {} to local rank {} failed: {}",
+                       assignment_.index, bytes, send.owner, to.owner, std::strerror(err));
+        finish(to.owner, receive);
+        if (send.held) finish(send.owner, area_.cell(send.owner, send.cell));
+    }
+
+    int copy(const Send& send, std::uint64_t to, std::size_t bytes, int receiver) {
+        if (bytes == 0) return 0;
+        const pid_t destination = pid_of(receiver);
+        if (send.address == 0) {
+            block_.inline_bytes.fetch_add(bytes, std::memory_order_relaxed);
+            std::byte* data = send.held ? area_.payload(send.owner, send.payload)
+                                        : const_cast<std::byte*>(send.data.data());
+            return cross_memory(write_call, destination, data, to, bytes);
+        }
+        block_.referenced_bytes.fetch_add(bytes, std::memory_order_relaxed);
+        const pid_t source = pid_of(send.owner);
+        for (std::size_t done = 0; done < bytes;) {
+            const std::size_t piece = std::min(bytes - done, bounce_.size());
+            if (int err = cross_memory(::process_vm_readv, source, bounce_.data(), send.address + done, piece))
+                return err;
+            if (int err = cross_memory(write_call, destination, bounce_.data(), to + done, piece))
+                return err;
+            done += piece;
+        }
+        return 0;
+    }
+
+    pid_t pid_of(int local_index) const { return region_.rank_block(local_index).pid; }
+
+    // The cell's completion flag, then the owner's doorbell: the rank may
+    // sleep in MPI_Wait (p2p/wait.cpp re-checks after arming it).
+    void finish(int owner, PostCell& cell) {
+        cell.state.store(static_cast<std::uint32_t>(CellState::done), std::memory_order_release);
+        store_load_fence();
+        wake::wake_if_sleeping(*backend_, region_.rank_block(owner).doorbell);
+    }
+
+    const node::GhostArea& area_;
+    const node::Region& region_;
+    const GhostAssignment& assignment_;
+    node::GhostBlock& block_;
+    const node::GhostArea::Shape shape_;
+    std::vector<Receiver> receivers_;  // by local index; only served ones fill
+    std::vector<std::byte> bounce_;
+    std::unique_ptr<wake::Backend> backend_;
+};
+
+}  // namespace
+
+void run_ghost(const node::GhostArea& area, const node::Region& region,
+               const GhostAssignment& assignment) {
+    Ghost(area, region, assignment).run();
+}
+
+int spawn_ghost(const node::GhostArea& area, const node::Region& region,
+                const GhostAssignment& assignment) {
+    const NodeProcess process{"si-ghost", fmt::format("ghost{}", assignment.index),
+                              assignment.cpus, false};
+    return fork_node_process(process, [&] { run_ghost(area, region, assignment); });
+}
+
+void ring_ghost(const node::GhostArea& area, int ghost) {
+    std::atomic<std::uint32_t>& word = area.ghost(ghost).word;
+    // Pairs with the fence in the ghost's last look before it sleeps.
+    store_load_fence();
+    if (wake::state_of(word.load(std::memory_order_relaxed)) != wake::kSleeping) return;
+    static const std::unique_ptr<wake::Backend> backend = wake::make_backend(config::WakeBackend::futex);
+    wake::wake_if_sleeping(*backend, word);
+}
+
+}  // namespace si::progress

@@ -1,0 +1,329 @@
+#include "progress/ghost_client.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <deque>
+#include <cstring>
+#include <thread>
+
+#include "base/log.hpp"
+#include "progress/ghost.hpp"
+#include "progress/node_process.hpp"
+#include "wake/backends.hpp"
+
+namespace si::progress {
+
+namespace {
+
+using namespace std::chrono_literals;
+using node::CellState;
+
+constexpr int kErrOther = 16;  // MPI_ERR_OTHER
+// How long MPI_Finalize waits for a ghost to stop before killing it.
+constexpr auto kGhostStopGrace = 2s;
+// Cell polls between two checks that the node's ghosts live.
+constexpr std::uint64_t kLivenessEvery = 4096;
+
+// What a cell says about its operation, kept by the operation until it has
+// a cell.
+struct Fields {
+    std::uint8_t synchronous = 0;
+    std::uint16_t context = 0;
+    std::int32_t peer = 0;
+    std::int32_t rank = 0;
+    std::int32_t tag = 0;
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+};
+
+}  // namespace
+
+// One send or receive handed to a ghost, as an engine Activity: the first
+// advance fills a cell and posts it (or waits for a free one), the others
+// read the cell's completion flag.
+class GhostOperation final : public p2p::Activity {
+  public:
+    GhostOperation(GhostClient& client, node::CellKind kind, int ghost, const Fields& fields,
+                   const void* data)
+        : client_(client), kind_(kind), ghost_(ghost), fields_(fields), data_(data) {}
+
+    bool advance(p2p::Engine&) override {
+        if (!cell_) return post();
+        node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
+        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done)) {
+            if (client_.ghosts_alive()) return false;
+            completion_.error = kErrOther;
+            return true;
+        }
+        if (kind_ != node::CellKind::send) {
+            completion_.source = cell.result_source;
+            completion_.tag = cell.result_tag;
+            completion_.error = cell.result_error;
+            completion_.bytes = cell.result_bytes;
+            found_ = cell.result_found != 0;
+        }
+        client_.release_cell(*cell_);
+        return true;
+    }
+
+    int result() const override { return completion_.error; }
+    p2p::Completion completion() const override { return completion_; }
+
+    // A probe's answer, once complete.
+    bool found() const { return found_; }
+
+  private:
+    bool post() {
+        // Operations reach the ghost in the order they were started (MPI's
+        // matching order): one that waits for a cell holds back the others.
+        std::deque<GhostOperation*>& waiting = client_.waiting_for_cells_;
+        const bool first = waiting.empty() || waiting.front() == this;
+        if (first) cell_ = client_.acquire_cell();
+        if (!cell_) {
+            if (!waited_) {
+                ++client_.stats_.cell_waits;
+                waiting.push_back(this);
+            }
+            waited_ = true;
+            if (client_.ghosts_alive()) return false;
+            std::erase(waiting, this);
+            completion_.error = kErrOther;
+            return true;
+        }
+        if (waited_) waiting.pop_front();
+        node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
+        cell.kind = kind_;
+        cell.synchronous = fields_.synchronous;
+        cell.context = fields_.context;
+        cell.peer = fields_.peer;
+        cell.rank = fields_.rank;
+        cell.tag = fields_.tag;
+        cell.address = fields_.address;
+        cell.bytes = fields_.bytes;
+        // A small send's data goes in a payload slot if one is free (else the
+        // ghost copies it from here, as a large one's).
+        cell.payload = -1;
+        if (kind_ == node::CellKind::send && fields_.bytes <= client_.shape_.inline_bytes &&
+            !client_.free_payloads_.empty()) {
+            cell.payload = client_.free_payloads_.back();
+            client_.free_payloads_.pop_back();
+            std::memcpy(client_.area_.payload(client_.local_index_, cell.payload), data_, fields_.bytes);
+        }
+        const bool inline_send = cell.payload >= 0;
+        cell.state.store(static_cast<std::uint32_t>(CellState::posted), std::memory_order_relaxed);
+        client_.post(*cell_, ghost_);
+        if (!inline_send || fields_.synchronous != 0) return false;
+        // The data is in the cell: the send is complete, the cell the ghost's
+        // until it says done.
+        ++client_.stats_.inline_sends;
+        client_.detach_cell(*cell_);
+        return true;
+    }
+
+    GhostClient& client_;
+    const node::CellKind kind_;
+    const int ghost_;
+    const Fields fields_;
+    const void* data_;
+    std::optional<std::uint32_t> cell_;
+    bool waited_ = false;
+    bool found_ = false;
+    p2p::Completion completion_;
+};
+
+GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
+                         const node::GhostArea& area, const node::Locality& locality,
+                         const config::Settings& settings)
+    : engine_(engine),
+      region_(region),
+      area_(area),
+      local_index_(locality.local_index()),
+      shape_(area.shape()),
+      local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
+      queue_heads_(static_cast<std::size_t>(shape_.ghosts), 0),
+      ghost_pidfds_(static_cast<std::size_t>(shape_.ghosts), -1) {
+    for (int rank : locality.host_ranks)
+        local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
+    for (std::uint32_t cell = shape_.cells_per_rank; cell-- > 0;) free_cells_.push_back(cell);
+    for (auto slot = static_cast<std::int32_t>(shape_.payloads_per_rank); slot-- > 0;)
+        free_payloads_.push_back(slot);
+    if (local_index_ != 0) return;
+    // Forked now, before this process has runtime threads.
+    const std::vector<ProcessPlacement> placement = place_node_processes(region, shape_.ghosts);
+    for (int g = 0; g < shape_.ghosts; ++g) {
+        GhostAssignment assignment;
+        assignment.index = g;
+        assignment.cpus = placement[static_cast<std::size_t>(g)].cpus;
+        for (int rank = 0; rank < shape_.local_size; ++rank)
+            if (ghost_of(rank, shape_.ghosts) == g) assignment.ranks.push_back(rank);
+        const int pid = spawn_ghost(area, region, assignment);
+        area.ghost(g).pid.store(pid, std::memory_order_release);
+        started_ghosts_.emplace_back(g, pid);
+    }
+    (void)settings;
+}
+
+GhostClient::~GhostClient() {
+    stop();
+    for (int fd : ghost_pidfds_)
+        if (fd >= 0) ::close(fd);
+}
+
+p2p::Request* GhostClient::isend(const void* data, std::size_t bytes, int dest, int tag,
+                                 const p2p::CommRef& comm, std::uint16_t context,
+                                 p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    const int receiver = local_of_world_[static_cast<std::size_t>(comm.world_of[static_cast<std::size_t>(dest)])];
+    const Fields fields{mode == p2p::SendMode::synchronous ? std::uint8_t{1} : std::uint8_t{0},
+                        context,
+                        receiver,
+                        comm.rank,
+                        tag,
+                        reinterpret_cast<std::uint64_t>(data),
+                        bytes};
+    return engine_.start(std::make_unique<GhostOperation>(*this, node::CellKind::send,
+                                                          ghost_of(receiver, shape_.ghosts), fields,
+                                                          data),
+                         p2p::Request::Kind::send, std::move(hook));
+}
+
+p2p::Request* GhostClient::irecv(void* buffer, std::size_t capacity, int source, int tag,
+                                 const p2p::CommRef& comm, std::uint16_t context,
+                                 std::unique_ptr<p2p::CompletionHook>&& hook) {
+    const Fields fields{0,
+                        context,
+                        source == p2p::kAnySource ? node::kGhostAnySource : source,
+                        comm.rank,
+                        tag == p2p::kAnyTag ? node::kGhostAnyTag : tag,
+                        reinterpret_cast<std::uint64_t>(buffer),
+                        capacity};
+    return engine_.start(std::make_unique<GhostOperation>(*this, node::CellKind::receive,
+                                                          ghost_of(local_index_, shape_.ghosts),
+                                                          fields, nullptr),
+                         p2p::Request::Kind::receive, std::move(hook));
+}
+
+std::optional<p2p::Completion> GhostClient::iprobe(int source, int tag, const p2p::CommRef& comm,
+                                                   std::uint16_t context) {
+    const Fields fields{0,
+                        context,
+                        source == p2p::kAnySource ? node::kGhostAnySource : source,
+                        comm.rank,
+                        tag == p2p::kAnyTag ? node::kGhostAnyTag : tag,
+                        0,
+                        0};
+    GhostOperation probe(*this, node::CellKind::probe, ghost_of(local_index_, shape_.ghosts),
+                         fields, nullptr);
+    p2p::Request* request = engine_.start(probe);
+    engine_.wait(request);
+    const p2p::Completion answer = request->result;
+    engine_.release(request);
+    if (!probe.found()) return std::nullopt;
+    return answer;
+}
+
+void GhostClient::release_cell(std::uint32_t index) {
+    node::PostCell& cell = area_.cell(local_index_, index);
+    if (cell.payload >= 0) free_payloads_.push_back(cell.payload);
+    cell.state.store(static_cast<std::uint32_t>(CellState::free), std::memory_order_relaxed);
+    free_cells_.push_back(index);
+}
+
+std::optional<std::uint32_t> GhostClient::acquire_cell() {
+    if (free_cells_.empty()) {
+        // Sends that completed at posting give their cells back once the
+        // ghost took their data.
+        std::erase_if(detached_cells_, [&](std::uint32_t index) {
+            const node::PostCell& cell = area_.cell(local_index_, index);
+            if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done))
+                return false;
+            release_cell(index);
+            return true;
+        });
+        if (free_cells_.empty()) return std::nullopt;
+    }
+    const std::uint32_t index = free_cells_.back();
+    free_cells_.pop_back();
+    return index;
+}
+
+void GhostClient::post(std::uint32_t index, int ghost) {
+    ++stats_.posts;
+    node::PostQueue& queue = area_.queue(local_index_, ghost);
+    std::uint64_t& head = queue_heads_[static_cast<std::size_t>(ghost)];
+    area_.queue_slots(local_index_, ghost)[head & (shape_.cells_per_rank - 1)] = index;
+    queue.head.store(++head, std::memory_order_release);
+    ring_ghost(area_, ghost);
+}
+
+bool GhostClient::ghosts_alive() {
+    if (ghost_lost_) return false;
+    if (++liveness_calls_ % kLivenessEvery != 0) return true;
+    for (int g = 0; g < shape_.ghosts; ++g) {
+        int& fd = ghost_pidfds_[static_cast<std::size_t>(g)];
+        const node::GhostBlock& ghost = area_.ghost(g);
+        if (fd < 0) {
+            const int pid = ghost.pid.load(std::memory_order_acquire);
+            if (pid == 0) continue;  // not forked yet
+            fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+            if (fd < 0 && errno != ESRCH) continue;
+        }
+        pollfd exited{fd, POLLIN, 0};
+        if ((fd >= 0 && ::poll(&exited, 1, 0) != 1) || ghost.stop.load() != 0) continue;
+        ghost_lost_ = true;
+        log::error("ghost process {} (pid {}) died; the operations handed to it fail", g,
+                   ghost.pid.load());
+        return false;
+    }
+    return true;
+}
+
+void GhostClient::stop() {
+    static const std::unique_ptr<wake::Backend> backend = wake::make_backend(config::WakeBackend::futex);
+    for (const auto& [index, pid] : started_ghosts_) {
+        node::GhostBlock& ghost = area_.ghost(index);
+        ghost.stop.store(1);
+        wake::post(*backend, ghost.word);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kGhostStopGrace;
+    for (auto& [index, pid] : started_ghosts_) {
+        if (pid <= 0) continue;
+        int status = 0;
+        while (::waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                log::warn("ghost process (pid {}) did not stop; killing it", pid);
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                break;
+            }
+            std::this_thread::sleep_for(1ms);
+        }
+        pid = -pid;
+    }
+}
+
+std::vector<Counter> GhostClient::counters() const {
+    std::vector<Counter> out = {
+        {"ghost_posts", stats_.posts},
+        {"ghost_inline_sends", stats_.inline_sends},
+        {"ghost_cell_waits", stats_.cell_waits},
+    };
+    for (const auto& [index, pid] : started_ghosts_) {
+        const node::GhostBlock& ghost = area_.ghost(index);
+        const std::string prefix = "ghost" + std::to_string(index) + "_";
+        out.emplace_back(prefix + "cells", ghost.cells.load());
+        out.emplace_back(prefix + "matches", ghost.matches.load());
+        out.emplace_back(prefix + "unexpected", ghost.unexpected.load());
+        out.emplace_back(prefix + "inline_bytes", ghost.inline_bytes.load());
+        out.emplace_back(prefix + "referenced_bytes", ghost.referenced_bytes.load());
+        out.emplace_back(prefix + "sleeps", ghost.sleeps.load());
+        out.emplace_back(prefix + "cpu_us", ghost.cpu_ns.load() / 1000);
+    }
+    return out;
+}
+
+}  // namespace si::progress

@@ -1,0 +1,99 @@
+// Progression mode `ghost`, one rank's side (ghost.hpp describes the mode):
+// hands the application's point-to-point sends and receives to the ghost
+// that serves their receiver, as engine requests that complete when the
+// ghost says so, and on a node's first rank starts the node's ghosts at
+// MPI_Init and stops them at MPI_Finalize.
+//
+// A send of at most SI_GHOST_THRESHOLD bytes copies its data into a payload
+// slot of its post cell and completes at once (without a free slot, it goes
+// as a large one); a larger one, or a synchronous one, completes
+// when the ghost has copied it (or, synchronous, matched it). A receive
+// completes when the ghost has copied its message. A rank with all its cells
+// in use keeps further operations until one is free. If a ghost dies, the
+// operations waiting for it fail with MPI_ERR_OTHER.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "base/config.hpp"
+#include "node/ghost_area.hpp"
+#include "node/locality.hpp"
+#include "node/region.hpp"
+#include "p2p/engine.hpp"
+#include "progress/counter.hpp"
+
+namespace si::progress {
+
+struct GhostStats {
+    std::uint64_t posts = 0;         // cells handed to ghosts
+    std::uint64_t inline_sends = 0;  // sends whose data went in the cell
+    std::uint64_t cell_waits = 0;    // operations that found every cell in use
+};
+
+class GhostOperation;
+
+class GhostClient {
+  public:
+    GhostClient(p2p::Engine& engine, const node::Region& region, const node::GhostArea& area,
+                const node::Locality& locality, const config::Settings& settings);
+    // Stops the ghosts (first rank of a node): every rank of the node must
+    // be done communicating.
+    ~GhostClient();
+    GhostClient(const GhostClient&) = delete;
+    GhostClient& operator=(const GhostClient&) = delete;
+
+    // As Engine::isend and Engine::irecv (a communicator rank, not
+    // MPI_PROC_NULL; MPI_ANY_SOURCE and MPI_ANY_TAG as the engine's).
+    p2p::Request* isend(const void* data, std::size_t bytes, int dest, int tag,
+                        const p2p::CommRef& comm, std::uint16_t context, p2p::SendMode mode,
+                        std::unique_ptr<p2p::CompletionHook>&& hook);
+    p2p::Request* irecv(void* buffer, std::size_t capacity, int source, int tag,
+                        const p2p::CommRef& comm, std::uint16_t context,
+                        std::unique_ptr<p2p::CompletionHook>&& hook);
+
+    // Asks the ghost whether a receive would match a message now (MPI_Iprobe):
+    // its status if so. Blocks for the ghost's answer.
+    std::optional<p2p::Completion> iprobe(int source, int tag, const p2p::CommRef& comm,
+                                          std::uint16_t context);
+
+    // Stops the node's ghosts (first rank of a node); idempotent.
+    void stop();
+    // This rank's counters, and on a node's first rank its ghosts' (after stop()).
+    std::vector<Counter> counters() const;
+
+  private:
+    friend class GhostOperation;
+    // With the progress lock held (an Activity's advance).
+    std::optional<std::uint32_t> acquire_cell();
+    void release_cell(std::uint32_t index);  // and its payload slot
+    // A completed send's cell, free once the ghost is done with it.
+    void detach_cell(std::uint32_t index) { detached_cells_.push_back(index); }
+    void post(std::uint32_t index, int ghost);
+    // False once a ghost of the node has died (checked now and then).
+    bool ghosts_alive();
+
+    p2p::Engine& engine_;
+    const node::Region& region_;
+    const node::GhostArea& area_;
+    const int local_index_;
+    const node::GhostArea::Shape shape_;
+    std::vector<int> local_of_world_;  // world rank -> local index
+    std::vector<std::uint32_t> free_cells_;
+    std::vector<std::int32_t> free_payloads_;
+    std::vector<std::uint32_t> detached_cells_;
+    std::deque<GhostOperation*> waiting_for_cells_;  // in the order they started
+    std::vector<std::uint64_t> queue_heads_;  // per ghost, this rank's queue
+    std::vector<int> ghost_pidfds_;           // -1: not opened yet
+    std::uint64_t liveness_calls_ = 0;
+    bool ghost_lost_ = false;
+    GhostStats stats_;
+    std::vector<std::pair<int, int>> started_ghosts_;  // (block, pid); pid < 0 once reaped
+};
+
+}  // namespace si::progress
