@@ -28,13 +28,15 @@
 namespace si::node {
 
 enum class CellState : std::uint32_t { free, posted, done };
-enum class CellKind : std::uint8_t { send, receive, probe };
+enum class CellKind : std::uint8_t { send, receive, probe, cancel };
 
 // One posted operation. A send names its receiver (a local index) and
 // carries its sender's rank in the communicator, which the receive's status
 // reports; a receive names its source (a rank in the communicator, or
 // kGhostAnySource) and its tag (or kGhostAnyTag). A probe is a receive that
 // only looks: the ghost says whether a message would match it, and which.
+// A cancel names in `peer` an earlier cell of its rank, a receive or a send
+// to the same ghost, which completes as cancelled if nothing matched it yet.
 struct alignas(64) PostCell {
     std::atomic<std::uint32_t> state;  // CellState
     CellKind kind;
@@ -50,7 +52,7 @@ struct alignas(64) PostCell {
     std::int32_t result_source;
     std::int32_t result_tag;
     std::int32_t result_error;  // an MPI error class
-    std::int32_t result_found;  // a probe's answer
+    std::int32_t result_found;  // a probe's answer; for any other, 1 if cancelled
     std::uint64_t result_bytes;
 };
 static_assert(sizeof(PostCell) == 64);

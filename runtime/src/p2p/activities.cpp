@@ -33,6 +33,11 @@ Request* Engine::start(Running running, Request::Kind kind,
     return request;
 }
 
+void Engine::cancel_activity(Request* request) {
+    for (Running& running : activities_)
+        if (running.request == request) running.activity->cancel();
+}
+
 int Engine::advance_activities() {
     int finished = 0;
     // By index: an activity never starts another, so the vector does not

@@ -33,6 +33,10 @@ public:
     // epoch's grant or completion counter), which rings no doorbell: a
     // blocked call then keeps polling instead of sleeping.
     virtual bool polls_memory() const { return false; }
+    // MPI_Cancel on its request (with the progress lock held): it may then
+    // complete as cancelled. By default it cannot be cancelled and completes
+    // as usual, which MPI allows.
+    virtual void cancel() {}
 };
 
 }  // namespace si::p2p

@@ -254,6 +254,7 @@ void Engine::cancel(Request* request) {
         if (queue.empty()) std::erase(peers_with_queue_, request->peer);
         release_registration(request);
     } else {
+        if (request->phase == Request::Phase::running) cancel_activity(request);
         if (request->phase == Request::Phase::awaiting_fin && !request->cancel_asked) {
             request->cancel_asked = true;
             const Tuple ask{MessageKind::control, 0, 0, 0};

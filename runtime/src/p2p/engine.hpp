@@ -319,6 +319,7 @@ class Engine final : private transport::Events {
     struct Running;
     Request* start(Running running, Request::Kind kind = Request::Kind::send,
                    std::unique_ptr<CompletionHook>&& hook = nullptr);
+    void cancel_activity(Request* request);
     // Advances every activity a step; returns how many finished.
     int advance_activities();
     bool activities_poll_memory() const;

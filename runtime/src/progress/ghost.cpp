@@ -161,6 +161,8 @@ class Ghost {
             receive_posted(owner, index, cell);
         else if (cell.kind == node::CellKind::probe)
             probe(owner, cell);
+        else if (cell.kind == node::CellKind::cancel)
+            cancel(owner, cell);
         else
             message_sent(owner, index, cell);
     }
@@ -218,12 +220,37 @@ class Ghost {
         finish(owner, cell);
     }
 
+    // Takes back a receive or a held send no match took yet.
+    void cancel(int owner, PostCell& cell) {
+        const auto target = static_cast<std::uint32_t>(cell.peer);
+        PostCell& cancelled = area_.cell(owner, target);
+        const bool receive = cancelled.kind == node::CellKind::receive;
+        bool found = false;
+        if (receive) {
+            auto& posted = receivers_[static_cast<std::size_t>(owner)].posted;
+            found = std::erase_if(posted, [&](const Receive& r) {
+                        return r.owner == owner && r.cell == target;
+                    }) != 0;
+        } else if (cancelled.peer >= 0 && cancelled.peer < shape_.local_size) {
+            auto& unexpected = receivers_[static_cast<std::size_t>(cancelled.peer)].unexpected;
+            found = std::erase_if(unexpected, [&](const Send& s) {
+                        return s.held && s.owner == owner && s.cell == target;
+                    }) != 0;
+        }
+        if (found) {
+            cancelled.result_found = 1;
+            finish(owner, cancelled);
+        }
+        finish(owner, cell);
+    }
+
     // Copies a matched message into its receive and completes both.
     void deliver(const Send& send, Receive to) {
         block_.matches.fetch_add(1, std::memory_order_relaxed);
         PostCell& receive = area_.cell(to.owner, to.cell);
         const std::size_t bytes = std::min(send.bytes, receive.bytes);
         const int err = copy(send, receive.address, bytes, to.owner);
+        receive.result_found = 0;
         receive.result_source = send.rank;
         receive.result_tag = send.tag;
         receive.result_bytes = err == 0 ? bytes : 0;
@@ -232,7 +259,11 @@ class Ghost {
             log::error("ghost {}: moving {} bytes from local rank {} to local rank {} failed: {}",
                        assignment_.index, bytes, send.owner, to.owner, std::strerror(err));
         finish(to.owner, receive);
-        if (send.held) finish(send.owner, area_.cell(send.owner, send.cell));
+        if (send.held) {
+            PostCell& sent = area_.cell(send.owner, send.cell);
+            sent.result_found = 0;
+            finish(send.owner, sent);
+        }
     }
 
     int copy(const Send& send, std::uint64_t to, std::size_t bytes, int receiver) {

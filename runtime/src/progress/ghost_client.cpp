@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <cstring>
@@ -60,18 +61,42 @@ class GhostOperation final : public p2p::Activity {
             completion_.error = kErrOther;
             return true;
         }
-        if (kind_ != node::CellKind::send) {
+        if (kind_ == node::CellKind::probe) {
+            found_ = cell.result_found != 0;
+        } else if (cell.result_found != 0) {
+            completion_.cancelled = true;
+        }
+        if (kind_ != node::CellKind::send && !completion_.cancelled) {
             completion_.source = cell.result_source;
             completion_.tag = cell.result_tag;
             completion_.error = cell.result_error;
             completion_.bytes = cell.result_bytes;
-            found_ = cell.result_found != 0;
         }
         client_.release_cell(*cell_);
         return true;
     }
 
     int result() const override { return completion_.error; }
+
+    // A cancel cell behind this one's, to the same ghost; the ghost answers
+    // in this one's cell. Nothing to do if it is not the ghost's yet (it
+    // will be, and a cancel then is as good as too late) or complete.
+    void cancel() override {
+        if (!cell_ || kind_ == node::CellKind::probe || cancel_sent_) return;
+        const node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
+        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::posted))
+            return;
+        const std::optional<std::uint32_t> index = client_.acquire_cell(true);
+        if (!index) return;
+        cancel_sent_ = true;
+        node::PostCell& request = client_.area_.cell(client_.local_index_, *index);
+        request.kind = node::CellKind::cancel;
+        request.payload = -1;
+        request.peer = static_cast<std::int32_t>(*cell_);
+        request.state.store(static_cast<std::uint32_t>(CellState::posted), std::memory_order_relaxed);
+        client_.post(*index, ghost_);
+        client_.detach_cell(*index);
+    }
     p2p::Completion completion() const override { return completion_; }
 
     // A probe's answer, once complete.
@@ -79,11 +104,14 @@ class GhostOperation final : public p2p::Activity {
 
   private:
     bool post() {
-        // Operations reach the ghost in the order they were started (MPI's
-        // matching order): one that waits for a cell holds back the others.
-        std::deque<GhostOperation*>& waiting = client_.waiting_for_cells_;
+        // Sends reach the ghost in the order they were started, and so do
+        // receives and probes (MPI's matching order): one that waits for a
+        // cell holds back the others of its kind, not those of the other.
+        const bool send = kind_ == node::CellKind::send;
+        std::deque<GhostOperation*>& waiting =
+            send ? client_.sends_waiting_ : client_.receives_waiting_;
         const bool first = waiting.empty() || waiting.front() == this;
-        if (first) cell_ = client_.acquire_cell();
+        if (first) cell_ = client_.acquire_cell(send);
         if (!cell_) {
             if (!waited_) {
                 ++client_.stats_.cell_waits;
@@ -133,6 +161,7 @@ class GhostOperation final : public p2p::Activity {
     std::optional<std::uint32_t> cell_;
     bool waited_ = false;
     bool found_ = false;
+    bool cancel_sent_ = false;
     p2p::Completion completion_;
 };
 
@@ -229,12 +258,21 @@ std::optional<p2p::Completion> GhostClient::iprobe(int source, int tag, const p2
 void GhostClient::release_cell(std::uint32_t index) {
     node::PostCell& cell = area_.cell(local_index_, index);
     if (cell.payload >= 0) free_payloads_.push_back(cell.payload);
+    const bool receive = cell.kind == node::CellKind::receive || cell.kind == node::CellKind::probe;
+    --(receive ? receive_cells_ : send_cells_);
     cell.state.store(static_cast<std::uint32_t>(CellState::free), std::memory_order_relaxed);
     free_cells_.push_back(index);
 }
 
-std::optional<std::uint32_t> GhostClient::acquire_cell() {
-    if (free_cells_.empty()) {
+std::optional<std::uint32_t> GhostClient::acquire_cell(bool for_send) {
+    // Receives, and sends whose data stays with the sender, hold their cells
+    // until matched. Were either kind to take every cell, the other could not
+    // leave, and that may be what its peers wait for before they post what
+    // would match ours. A quarter of the cells is kept for each kind.
+    const std::uint32_t cap =
+        shape_.cells_per_rank - std::max<std::uint32_t>(1, shape_.cells_per_rank / 4);
+    std::uint32_t& in_use = for_send ? send_cells_ : receive_cells_;
+    if (in_use >= cap || free_cells_.empty()) {
         // Sends that completed at posting give their cells back once the
         // ghost took their data.
         std::erase_if(detached_cells_, [&](std::uint32_t index) {
@@ -244,10 +282,11 @@ std::optional<std::uint32_t> GhostClient::acquire_cell() {
             release_cell(index);
             return true;
         });
-        if (free_cells_.empty()) return std::nullopt;
+        if (in_use >= cap || free_cells_.empty()) return std::nullopt;
     }
     const std::uint32_t index = free_cells_.back();
     free_cells_.pop_back();
+    ++in_use;
     return index;
 }
 

@@ -9,7 +9,9 @@
 // as a large one); a larger one, or a synchronous one, completes
 // when the ghost has copied it (or, synchronous, matched it). A receive
 // completes when the ghost has copied its message. A rank with all its cells
-// in use keeps further operations until one is free. If a ghost dies, the
+// in use keeps further operations until one is free; receives, and sends,
+// may take only three quarters of them, so that the other kind can always
+// leave. If a ghost dies, the
 // operations waiting for it fail with MPI_ERR_OTHER.
 #pragma once
 
@@ -70,7 +72,8 @@ class GhostClient {
   private:
     friend class GhostOperation;
     // With the progress lock held (an Activity's advance).
-    std::optional<std::uint32_t> acquire_cell();
+    // `for_send`: a send's or a cancel's; otherwise a receive's or a probe's.
+    std::optional<std::uint32_t> acquire_cell(bool for_send);
     void release_cell(std::uint32_t index);  // and its payload slot
     // A completed send's cell, free once the ghost is done with it.
     void detach_cell(std::uint32_t index) { detached_cells_.push_back(index); }
@@ -87,7 +90,11 @@ class GhostClient {
     std::vector<std::uint32_t> free_cells_;
     std::vector<std::int32_t> free_payloads_;
     std::vector<std::uint32_t> detached_cells_;
-    std::deque<GhostOperation*> waiting_for_cells_;  // in the order they started
+    std::uint32_t receive_cells_ = 0;  // cells that receives and probes hold
+    std::uint32_t send_cells_ = 0;     // ... sends and cancels
+    // Operations waiting for a cell, in the order they started.
+    std::deque<GhostOperation*> sends_waiting_;
+    std::deque<GhostOperation*> receives_waiting_;
     std::vector<std::uint64_t> queue_heads_;  // per ghost, this rank's queue
     std::vector<int> ghost_pidfds_;           // -1: not opened yet
     std::uint64_t liveness_calls_ = 0;

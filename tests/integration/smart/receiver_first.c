@@ -18,7 +18,8 @@
  * the watchdog (a timer signal), which with "stays" must have given up. A sender delay well beyond the helpers' polling period (0.5 s)
  * lets the helper fall asleep with the receive outstanding: a single-host
  * job's sender must ring it when its RTS is there (helper_rings), and the
- * helper must have slept (request_sleeps).
+ * helper must have slept (request_sleeps). With SI_PROGRESS=ghost, the ghosts
+ * must have matched every pair and copied each message from its sender.
  * Reading a receive buffer before MPI_Wait is outside the MPI standard; this
  * test does it on purpose, to observe progress.
  */
@@ -64,6 +65,7 @@ static int direct_write(void) {
 }
 
 static double g_sender_delay = 0.005;
+static size_t g_bytes;
 
 /* notes[r]: 1 if receiver r had to wait for its data (it had not arrived
  * during MPI_Barrier, whose own progress may already have moved it). */
@@ -103,6 +105,19 @@ static int check_receiver_counters(int nranks, const int* notes) {
             errs += MT_CHECK(g_expect_arrival || gave_up >= 1,
                              "rank %d: the watchdog never gave up (%lld signals)", r, signals);
         }
+        return errs;
+    }
+    if (progress_mode("ghost")) {
+        // The ghosts (their counters are on rank 0) matched every pair and
+        // copied the large messages from the senders' memory.
+        const int pairs = nranks / 2;
+        const long long matches = stats_sum(0, "ghost", "_matches");
+        const long long copied = stats_sum(0, "ghost", "_referenced_bytes");
+        errs += MT_CHECK(matches >= pairs, "ghosts matched %lld messages, expected %d or more",
+                         matches, pairs);
+        errs += MT_CHECK(g_bytes <= 8192 || copied >= (long long)g_bytes * pairs,
+                         "ghosts copied %lld bytes from senders' memory, expected %zu per pair",
+                         copied, g_bytes);
         return errs;
     }
     if (!progress_mode("smart")) return errs;
@@ -152,7 +167,7 @@ int main(int argc, char** argv) {
     }
     const int expect_arrival = g_expect_arrival = strcmp(argv[1], "arrives") == 0;
     const int wildcard = argc > 2 && strcmp(argv[2], "wildcard") == 0;
-    const size_t bytes = argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 20;
+    const size_t bytes = g_bytes = argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 20;
     if (argc > 4) g_sender_delay = atof(argv[4]);
     stats_enable();
     mtest_init(&argc, &argv);
