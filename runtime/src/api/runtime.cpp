@@ -89,13 +89,18 @@ TransportPlan plan_transports(const config::Settings& settings, const node::Loca
     return plan;
 }
 
-// SI_PROGRESS=ghost: the shape of the node's ghost area.
+// SI_PROGRESS=ghost: the shape of the host's ghost area. Ghosts reach ranks
+// through shared memory only, so one host is one ghost domain; simulated
+// nodes (SI_NODE_SIZE) share it, as their ranks share the host's memory.
 node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node::Locality& where) {
     for (int r = 0; r < where.world_size; ++r)
-        if (!where.same_host(r) || where.node_of[r] != where.node_of[0])
-            fail("SI_PROGRESS=ghost runs on one node for now, and rank {} is on another node than "
-                 "rank 0 ({}); use another SI_PROGRESS, or SI_NODE_SIZE=0 on one host",
-                 r, settings.node_size > 0 ? "SI_NODE_SIZE simulates nodes" : where.host_name);
+        if (!where.same_host(r))
+            fail("SI_PROGRESS=ghost runs on one host for now, and rank {} is on another host "
+                 "than rank {} ({}); use another SI_PROGRESS",
+                 r, where.world_rank, where.host_name);
+    if (settings.node_size > 0 && where.world_rank == 0 && settings.node_size < where.world_size)
+        log::info("SI_PROGRESS=ghost: the simulated nodes of SI_NODE_SIZE={} share this host's "
+                  "ghosts (ghosts serve one host)", settings.node_size);
     node::GhostArea::Shape shape;
     shape.local_size = where.local_size();
     shape.ghosts = std::min(settings.ghosts, where.local_size());
@@ -288,6 +293,9 @@ int Runtime::spare_cpus() const {
     }
     if (settings.progress == config::ProgressMode::smart)
         for (int members : node_members) demand.helpers += std::min(settings.helpers, members);
+    // Ghosts poll as long as they have work (progress/ghost.cpp): as helpers.
+    if (settings.progress == config::ProgressMode::ghost)
+        demand.helpers += std::min(settings.ghosts, locality.local_size());
     try {
         return node::spare_cpus(node::load_topology(), rank_cpus, demand);
     } catch (const std::exception& error) {

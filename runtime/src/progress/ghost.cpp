@@ -1,5 +1,6 @@
 #include "progress/ghost.hpp"
 
+#include <sched.h>
 #include <sys/uio.h>
 
 #include <algorithm>
@@ -116,7 +117,10 @@ class Ghost {
                 continue;
             }
             if (std::chrono::steady_clock::now() - last_cell < kIdlePolling) {
-                cpu_relax();
+                // Without a core of its own, the ghost shares the ranks'
+                // cores: a rank woken on this one (its operation complete)
+                // must not wait for the end of our time slice.
+                ::sched_yield();
                 continue;
             }
             block_.cpu_ns.store(process_cpu_ns(), std::memory_order_relaxed);

@@ -272,22 +272,26 @@ std::optional<std::uint32_t> GhostClient::acquire_cell(bool for_send) {
     const std::uint32_t cap =
         shape_.cells_per_rank - std::max<std::uint32_t>(1, shape_.cells_per_rank / 4);
     std::uint32_t& in_use = for_send ? send_cells_ : receive_cells_;
-    if (in_use >= cap || free_cells_.empty()) {
-        // Sends that completed at posting give their cells back once the
-        // ghost took their data.
-        std::erase_if(detached_cells_, [&](std::uint32_t index) {
-            const node::PostCell& cell = area_.cell(local_index_, index);
-            if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done))
-                return false;
-            release_cell(index);
-            return true;
-        });
-        if (in_use >= cap || free_cells_.empty()) return std::nullopt;
-    }
+    // A send would rather have a payload slot too.
+    if (in_use >= cap || free_cells_.empty() || (for_send && free_payloads_.empty()))
+        reclaim_detached_cells();
+    if (in_use >= cap || free_cells_.empty()) return std::nullopt;
     const std::uint32_t index = free_cells_.back();
     free_cells_.pop_back();
     ++in_use;
     return index;
+}
+
+void GhostClient::reclaim_detached_cells() {
+    // Sends that completed at posting give their cells (and payload slots)
+    // back once the ghost took their data.
+    std::erase_if(detached_cells_, [&](std::uint32_t index) {
+        const node::PostCell& cell = area_.cell(local_index_, index);
+        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done))
+            return false;
+        release_cell(index);
+        return true;
+    });
 }
 
 void GhostClient::post(std::uint32_t index, int ghost) {

@@ -77,6 +77,7 @@ class GhostClient {
     void release_cell(std::uint32_t index);  // and its payload slot
     // A completed send's cell, free once the ghost is done with it.
     void detach_cell(std::uint32_t index) { detached_cells_.push_back(index); }
+    void reclaim_detached_cells();
     void post(std::uint32_t index, int ghost);
     // False once a ghost of the node has died (checked now and then).
     bool ghosts_alive();
