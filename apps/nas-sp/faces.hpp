@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cell.hpp"
+#include "mpi_memory.hpp"
 #include "partition.hpp"
 
 namespace si::sp {
@@ -52,8 +53,8 @@ class FaceExchange {
     bool active_ = false;
     std::array<Message, 6> send_;
     std::array<Message, 6> recv_;
-    std::vector<double> send_buffer_;
-    std::vector<double> recv_buffer_;
+    MessageBuffer send_buffer_;
+    MessageBuffer recv_buffer_;
 };
 
 }  // namespace si::sp

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cell.hpp"
+#include "mpi_memory.hpp"
 #include "faces.hpp"
 #include "partition.hpp"
 #include "problem.hpp"
@@ -52,8 +53,8 @@ class Solver {
     FaceExchange faces_;
     SweepScratch scratch_;
     // Pipeline messages: the one being received and the one being sent.
-    std::vector<double> carry_in_;
-    std::vector<double> carry_out_;
+    MessageBuffer carry_in_;
+    MessageBuffer carry_out_;
 };
 
 }  // namespace si::sp

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Fault injection: kills a random rank or helper of a job running random
-traffic (traffic.c) at a random moment, trial after trial, and checks what
-the runtime promises (README, "Faults"):
+"""Fault injection: kills a random rank, helper or ghost of a job running
+random traffic (traffic.c) at a random moment, trial after trial, and checks
+what the runtime promises (README, "Faults"):
 
 - a rank killed (SIGKILL, SIGSEGV, SIGTERM) ends the job within --limit
   seconds, with a non-zero status and a message that names its pid;
 - a helper killed alone does not end the job: the ranks finish their
   traffic, every payload checked ("No Errors", status 0);
-- afterwards no shared-memory object of the job and no helper process
-  remains.
+- a ghost killed alone (SI_PROGRESS=ghost) fails the operations handed to
+  it, which ends the job within a second more than --limit, unless the
+  ranks needed it no more and finish with every payload checked;
+- afterwards no shared-memory object of the job and no helper or ghost
+  process remains.
 
   fault_inject.py --sirun build/bin/sirun --program build/bin/stress_traffic
                   [--trials 200] [--seed N] [--limit 2.0]
@@ -24,7 +27,10 @@ import time
 from processes import alive, children, name_of
 
 MODES = [("none", {}), ("thread", {}), ("interrupt", {}), ("pef", {}),
-         ("smart", {"SI_HELPERS": "1"}), ("smart", {"SI_HELPERS": "2"})]
+         ("smart", {"SI_HELPERS": "1"}), ("smart", {"SI_HELPERS": "2"}),
+         ("ghost", {"SI_GHOSTS": "1"}), ("ghost", {"SI_GHOSTS": "2"})]
+# The processes a node's first rank forks, and the victim kind each is.
+NODE_PROCESSES = {"si-helper": "helper", "si-ghost": "ghost"}
 SIGNALS = [signal.SIGKILL, signal.SIGSEGV, signal.SIGTERM]
 
 
@@ -37,17 +43,18 @@ def shm_objects(sirun_pid):
 def trial(args, rng, number):
     mode, extra = rng.choice(MODES)
     ranks = rng.choice([2, 3, 4])
-    helpers = [] if mode != "smart" else ["helper"]
-    victim_kind = rng.choice(["rank"] * 3 + helpers)
+    served_by = {"smart": ["helper"], "ghost": ["ghost"]}.get(mode, [])
+    victim_kind = rng.choice(["rank"] * 3 + served_by)
     sig = signal.SIGKILL if victim_kind == "helper" else rng.choice(SIGNALS)
     delay = rng.uniform(0.05, 0.6)
     env = dict(os.environ, SI_PROGRESS=mode, **extra)
     job = subprocess.Popen([args.sirun, "--timeout", "60", "-n", str(ranks), args.program, "2"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
     time.sleep(delay)
-    rank_pids = [p for p in children(job.pid) if name_of(p) != "si-helper"]
-    helper_pids = [h for r in rank_pids for h in children(r) if name_of(h) == "si-helper"]
-    pool = helper_pids if victim_kind == "helper" else rank_pids
+    rank_pids = [p for p in children(job.pid) if name_of(p) not in NODE_PROCESSES]
+    helper_pids = [h for r in rank_pids for h in children(r) if name_of(h) in NODE_PROCESSES]
+    pool = rank_pids if victim_kind == "rank" else [
+        h for h in helper_pids if NODE_PROCESSES.get(name_of(h)) == victim_kind]
     problems = []
     if not pool:
         job.kill()
@@ -73,6 +80,13 @@ def trial(args, rng, number):
             problems.append(f"no message names the killed rank (pid {victim})")
         if teardown > args.limit:
             problems.append(f"the job took {teardown:.2f} s to end")
+    elif victim_kind == "ghost":
+        # The operations handed to it fail, and under MPI_ERRORS_ARE_FATAL
+        # that ends the job; a job that needed it no more may finish.
+        if job.returncode == 0 and "No Errors" not in output:
+            problems.append("status 0 without \"No Errors\" after a ghost was killed")
+        if teardown > args.limit + 1:
+            problems.append(f"the job took {teardown:.2f} s to end after its ghost died")
     elif job.returncode != 0 or "No Errors" not in output:
         problems.append(f"status {job.returncode} after a helper was killed alone")
     # What must be gone: give dying helpers (SCHED_IDLE) a moment.
@@ -81,7 +95,7 @@ def trial(args, rng, number):
         time.sleep(0.05)
     left_helpers = [h for h in helper_pids if alive(h)]
     if left_helpers:
-        problems.append(f"helpers still running: {left_helpers}")
+        problems.append(f"helpers or ghosts still running: {left_helpers}")
     left_shm = shm_objects(job.pid)
     if left_shm:
         problems.append(f"shared memory left: {sorted(left_shm)}")
@@ -117,7 +131,7 @@ def main():
     failed = [r for r in results if not r[2]]
     ranks = [r[0] for r in results if r[1] == "rank"]
     print(f"{len(results)} trials ({len(ranks)} ranks killed, {len(results) - len(ranks)} "
-          f"helpers), {len(failed)} failed; slowest teardown after a rank died "
+          f"helpers or ghosts), {len(failed)} failed; slowest teardown after a rank died "
           f"{max(ranks, default=0):.2f} s")
     return 1 if failed else 0
 

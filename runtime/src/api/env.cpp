@@ -176,6 +176,13 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     if (size < 0) return call.fail(MPI_ERR_ARG, "size is {}; it must be 0 or more", size);
     // Hints (MPICH knows none either) are accepted and ignored.
     if (int rc = check_info(call, info)) return rc;
+    // SI_PROGRESS=ghost: memory the ghosts map, so that they copy once.
+    if (Runtime::get()->ghost) {
+        if (void* shared = Runtime::get()->ghost->allocate_shared(static_cast<std::size_t>(size))) {
+            std::memcpy(baseptr, &shared, sizeof shared);
+            return MPI_SUCCESS;
+        }
+    }
     // Cache-line aligned so that a later registration with a NIC covers whole lines.
     void* memory = nullptr;
     if (::posix_memalign(&memory, 64, static_cast<std::size_t>(size > 0 ? size : 1)) != 0)
@@ -188,6 +195,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 int PMPI_Free_mem(void* base) {
     Call call("MPI_Free_mem");
     if (int rc = call.initialized()) return rc;
+    if (Runtime::get()->ghost && Runtime::get()->ghost->free_shared(base)) return MPI_SUCCESS;
     std::free(base);
     return MPI_SUCCESS;
 }

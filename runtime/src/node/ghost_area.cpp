@@ -17,7 +17,7 @@ struct GhostArea::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'4748'4f53'5453ULL;  // "SIGHOSTS"
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kHeaderBytes = 64;
 
 constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
@@ -38,7 +38,8 @@ GhostArea GhostArea::create(const std::string& job_id, Shape shape) {
     const std::size_t bytes = kHeaderBytes + sizeof(GhostBlock) * static_cast<std::size_t>(shape.ghosts) +
                               queue * ranks * static_cast<std::size_t>(shape.ghosts) +
                               sizeof(PostCell) * ranks * shape.cells_per_rank +
-                              round_up(shape.inline_bytes) * ranks * shape.payloads_per_rank;
+                              round_up(shape.inline_bytes) * ranks * shape.payloads_per_rank +
+                              sizeof(SharedBlock) * kSharedBlocks * ranks;
     GhostArea area;
     area.segment_ = SharedSegment::create(SharedSegment::name_for(job_id, "ghosts"), bytes);
     // Zero-filled: every cell free, every queue empty, every wake word running.
@@ -104,6 +105,12 @@ std::byte* GhostArea::payload(int local_index, std::int32_t slot) const {
     const std::size_t at = static_cast<std::size_t>(local_index) * h.payloads_per_rank +
                            static_cast<std::size_t>(slot);
     return base + at * payload_stride();
+}
+
+SharedBlock* GhostArea::shared_blocks(int local_index) const {
+    const Header& h = header();
+    auto* base = reinterpret_cast<SharedBlock*>(payload(h.local_size - 1, static_cast<std::int32_t>(h.payloads_per_rank)));
+    return base + static_cast<std::size_t>(local_index) * kSharedBlocks;
 }
 
 }  // namespace si::node

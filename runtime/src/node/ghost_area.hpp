@@ -13,9 +13,14 @@
 // takes a lock; a queue has room for every cell of its rank, so a push never
 // finds it full.
 //
+// A rank also lists here the memory it got from MPI_Alloc_mem, which in this
+// mode is a memory file the ghosts can map (SharedBlock): a message between
+// two such buffers is one memcpy in the ghost, and one with either end there
+// one cross-memory copy, instead of two through the ghost's bounce buffer.
+//
 // Layout: Header | GhostBlock x ghosts | queues (local ranks x ghosts) |
 //         cells (local ranks x cells per rank) | payload slots (local ranks x
-//         slots per rank).
+//         slots per rank) | shared blocks (local ranks x kSharedBlocks).
 #pragma once
 
 #include <atomic>
@@ -65,6 +70,18 @@ struct alignas(64) PostQueue {
     alignas(64) std::atomic<std::uint64_t> tail;
 };
 
+// One block of a rank's MPI_Alloc_mem memory: a memory file, open in the
+// rank as `fd`, mapped there at `address`. `generation` is 0 while the entry
+// is free; a new block in the entry gets a new one, so that a ghost knows
+// its mapping of the entry is stale.
+struct alignas(64) SharedBlock {
+    std::atomic<std::uint64_t> generation;
+    std::uint64_t address;
+    std::uint64_t bytes;
+    std::int32_t fd;
+};
+inline constexpr std::size_t kSharedBlocks = 64;
+
 // A ghost's wake word (it sleeps when no queue has anything for it), its stop
 // flag, and its counters, read at MPI_Finalize.
 struct alignas(64) GhostBlock {
@@ -77,6 +94,7 @@ struct alignas(64) GhostBlock {
     std::atomic<std::uint64_t> unexpected;              // sends that found no receive
     std::atomic<std::uint64_t> inline_bytes;            // copied from cells
     std::atomic<std::uint64_t> referenced_bytes;        // copied from the senders' memory
+    std::atomic<std::uint64_t> single_copy_bytes;       // ... of which in one copy (shared blocks)
     std::atomic<std::uint64_t> sleeps;                  // times it slept with nothing to do
     std::atomic<std::uint64_t> cpu_ns;                  // its CPU time, updated as it goes
 };
@@ -104,6 +122,7 @@ class GhostArea {
     std::uint32_t* queue_slots(int local_index, int ghost) const;
     PostCell& cell(int local_index, std::uint32_t index) const;
     std::byte* payload(int local_index, std::int32_t slot) const;
+    SharedBlock* shared_blocks(int local_index) const;  // kSharedBlocks of them
 
   private:
     struct Header;

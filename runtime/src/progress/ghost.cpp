@@ -1,7 +1,10 @@
 #include "progress/ghost.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -73,6 +76,62 @@ struct Send {
     std::vector<std::byte> data;
 };
 
+// The ghost's mappings of the ranks' shared blocks (MPI_Alloc_mem memory),
+// made when a message first touches one and remade when its entry's
+// generation changed.
+class SharedMaps {
+  public:
+    SharedMaps(const node::GhostArea& area, const node::Region& region)
+        : area_(area), region_(region), maps_(static_cast<std::size_t>(area.shape().local_size) * node::kSharedBlocks) {}
+    ~SharedMaps() {
+        for (const Map& map : maps_)
+            if (map.base != nullptr) ::munmap(map.base, map.bytes);
+    }
+    SharedMaps(const SharedMaps&) = delete;
+    SharedMaps& operator=(const SharedMaps&) = delete;
+
+    // Where [address, address + bytes) of local rank `rank` is mapped here,
+    // or null if it is not in one of its shared blocks.
+    std::byte* find(int rank, std::uint64_t address, std::size_t bytes) {
+        node::SharedBlock* blocks = area_.shared_blocks(rank);
+        for (std::size_t i = 0; i < node::kSharedBlocks; ++i) {
+            const std::uint64_t generation = blocks[i].generation.load(std::memory_order_acquire);
+            if (generation == 0 || address < blocks[i].address ||
+                address + bytes > blocks[i].address + blocks[i].bytes)
+                continue;
+            Map& map = maps_[static_cast<std::size_t>(rank) * node::kSharedBlocks + i];
+            if (map.generation != generation && !remap(map, rank, blocks[i], generation)) return nullptr;
+            return map.base + (address - blocks[i].address);
+        }
+        return nullptr;
+    }
+
+  private:
+    struct Map {
+        std::uint64_t generation = 0;
+        std::byte* base = nullptr;
+        std::size_t bytes = 0;
+    };
+
+    bool remap(Map& map, int rank, const node::SharedBlock& block, std::uint64_t generation) {
+        if (map.base != nullptr) ::munmap(map.base, map.bytes);
+        map = Map{};
+        const std::string path =
+            fmt::format("/proc/{}/fd/{}", region_.rank_block(rank).pid, block.fd);
+        const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) return false;
+        void* memory = ::mmap(nullptr, block.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ::close(fd);
+        if (memory == MAP_FAILED) return false;
+        map = Map{generation, static_cast<std::byte*>(memory), block.bytes};
+        return true;
+    }
+
+    const node::GhostArea& area_;
+    const node::Region& region_;
+    std::vector<Map> maps_;  // per rank, per entry
+};
+
 struct Receive {
     int owner = 0;
     std::uint32_t cell = 0;
@@ -102,6 +161,7 @@ class Ghost {
           shape_(area.shape()),
           receivers_(static_cast<std::size_t>(shape_.local_size)),
           bounce_(kBounceBytes),
+          shared_(area, region),
           backend_(wake::make_backend(config::WakeBackend::futex)) {}
 
     void run() {
@@ -260,8 +320,11 @@ class Ghost {
         receive.result_bytes = err == 0 ? bytes : 0;
         receive.result_error = err != 0 ? kErrOther : send.bytes > receive.bytes ? kErrTruncate : 0;
         if (err != 0)
-            log::error("ghost {}: moving {} bytes from local rank {} to local rank {} failed: {}",
-                       assignment_.index, bytes, send.owner, to.owner, std::strerror(err));
+            log::error("ghost {}: moving {} bytes from rank {} (pid {}) to rank {} (pid {}) failed: "
+                       "{}{}",
+                       assignment_.index, bytes, world_rank_of(send.owner), pid_of(send.owner),
+                       world_rank_of(to.owner), pid_of(to.owner), std::strerror(err),
+                       err == ESRCH ? " (one of them has died)" : "");
         finish(to.owner, receive);
         if (send.held) {
             PostCell& sent = area_.cell(send.owner, send.cell);
@@ -270,17 +333,35 @@ class Ghost {
         }
     }
 
+    // One copy where the ghost maps either end (a shared block), two
+    // through the bounce buffer otherwise.
     int copy(const Send& send, std::uint64_t to, std::size_t bytes, int receiver) {
         if (bytes == 0) return 0;
         const pid_t destination = pid_of(receiver);
+        std::byte* mapped_to = shared_.find(receiver, to, bytes);
         if (send.address == 0) {
             block_.inline_bytes.fetch_add(bytes, std::memory_order_relaxed);
             std::byte* data = send.held ? area_.payload(send.owner, send.payload)
                                         : const_cast<std::byte*>(send.data.data());
+            if (mapped_to != nullptr) {
+                std::memcpy(mapped_to, data, bytes);
+                return 0;
+            }
             return cross_memory(write_call, destination, data, to, bytes);
         }
         block_.referenced_bytes.fetch_add(bytes, std::memory_order_relaxed);
         const pid_t source = pid_of(send.owner);
+        std::byte* mapped_from = shared_.find(send.owner, send.address, bytes);
+        if (mapped_from != nullptr || mapped_to != nullptr) {
+            block_.single_copy_bytes.fetch_add(bytes, std::memory_order_relaxed);
+            if (mapped_from != nullptr && mapped_to != nullptr) {
+                std::memcpy(mapped_to, mapped_from, bytes);
+                return 0;
+            }
+            if (mapped_to != nullptr)
+                return cross_memory(::process_vm_readv, source, mapped_to, send.address, bytes);
+            return cross_memory(write_call, destination, mapped_from, to, bytes);
+        }
         for (std::size_t done = 0; done < bytes;) {
             const std::size_t piece = std::min(bytes - done, bounce_.size());
             if (int err = cross_memory(::process_vm_readv, source, bounce_.data(), send.address + done, piece))
@@ -293,6 +374,7 @@ class Ghost {
     }
 
     pid_t pid_of(int local_index) const { return region_.rank_block(local_index).pid; }
+    int world_rank_of(int local_index) const { return region_.rank_block(local_index).world_rank; }
 
     // The cell's completion flag, then the owner's doorbell: the rank may
     // sleep in MPI_Wait (p2p/wait.cpp re-checks after arming it).
@@ -309,6 +391,7 @@ class Ghost {
     const node::GhostArea::Shape shape_;
     std::vector<Receiver> receivers_;  // by local index; only served ones fill
     std::vector<std::byte> bounce_;
+    SharedMaps shared_;
     std::unique_ptr<wake::Backend> backend_;
 };
 

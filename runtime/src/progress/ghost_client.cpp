@@ -1,6 +1,8 @@
 #include "progress/ghost_client.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,8 +29,9 @@ using node::CellState;
 constexpr int kErrOther = 16;  // MPI_ERR_OTHER
 // How long MPI_Finalize waits for a ghost to stop before killing it.
 constexpr auto kGhostStopGrace = 2s;
-// Cell polls between two checks that the node's ghosts live.
-constexpr std::uint64_t kLivenessEvery = 4096;
+// How often a rank waiting for its ghosts checks that they live: a blocked
+// rank may make only a pass per sleep, so the period is in time.
+constexpr auto kLivenessPeriod = 20ms;
 
 // What a cell says about its operation, kept by the operation until it has
 // a cell.
@@ -305,7 +308,9 @@ void GhostClient::post(std::uint32_t index, int ghost) {
 
 bool GhostClient::ghosts_alive() {
     if (ghost_lost_) return false;
-    if (++liveness_calls_ % kLivenessEvery != 0) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_liveness_check_ < kLivenessPeriod) return true;
+    last_liveness_check_ = now;
     for (int g = 0; g < shape_.ghosts; ++g) {
         int& fd = ghost_pidfds_[static_cast<std::size_t>(g)];
         const node::GhostBlock& ghost = area_.ghost(g);
@@ -323,6 +328,46 @@ bool GhostClient::ghosts_alive() {
         return false;
     }
     return true;
+}
+
+void* GhostClient::allocate_shared(std::size_t bytes) {
+    std::lock_guard lock(shared_mutex_);
+    node::SharedBlock* blocks = area_.shared_blocks(local_index_);
+    node::SharedBlock* entry = std::find_if(blocks, blocks + node::kSharedBlocks, [](const node::SharedBlock& b) {
+        return b.generation.load(std::memory_order_relaxed) == 0;
+    });
+    if (entry == blocks + node::kSharedBlocks || bytes == 0) return nullptr;
+    const int fd = ::memfd_create("si-alloc-mem", MFD_CLOEXEC);
+    if (fd < 0) return nullptr;
+    void* memory = MAP_FAILED;
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) == 0)
+        memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (memory == MAP_FAILED) {
+        ::close(fd);
+        return nullptr;
+    }
+    entry->address = reinterpret_cast<std::uint64_t>(memory);
+    entry->bytes = bytes;
+    entry->fd = fd;
+    // Published last: a ghost that sees the generation sees the rest.
+    entry->generation.store(++shared_generation_, std::memory_order_release);
+    return memory;
+}
+
+bool GhostClient::free_shared(void* base) {
+    std::lock_guard lock(shared_mutex_);
+    node::SharedBlock* blocks = area_.shared_blocks(local_index_);
+    for (std::size_t i = 0; i < node::kSharedBlocks; ++i) {
+        node::SharedBlock& entry = blocks[i];
+        if (entry.generation.load(std::memory_order_relaxed) == 0 ||
+            entry.address != reinterpret_cast<std::uint64_t>(base))
+            continue;
+        entry.generation.store(0, std::memory_order_release);
+        ::munmap(base, entry.bytes);
+        ::close(entry.fd);
+        return true;
+    }
+    return false;
 }
 
 void GhostClient::stop() {
@@ -363,6 +408,7 @@ std::vector<Counter> GhostClient::counters() const {
         out.emplace_back(prefix + "unexpected", ghost.unexpected.load());
         out.emplace_back(prefix + "inline_bytes", ghost.inline_bytes.load());
         out.emplace_back(prefix + "referenced_bytes", ghost.referenced_bytes.load());
+        out.emplace_back(prefix + "single_copy_bytes", ghost.single_copy_bytes.load());
         out.emplace_back(prefix + "sleeps", ghost.sleeps.load());
         out.emplace_back(prefix + "cpu_us", ghost.cpu_ns.load() / 1000);
     }

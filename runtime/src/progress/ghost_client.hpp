@@ -16,10 +16,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -64,6 +66,14 @@ class GhostClient {
     std::optional<p2p::Completion> iprobe(int source, int tag, const p2p::CommRef& comm,
                                           std::uint16_t context);
 
+    // MPI_Alloc_mem and MPI_Free_mem: memory the ghosts can map (a memory
+    // file listed in the ghost area), so that they copy messages into and out
+    // of it directly. Null when it cannot be had (all entries in use, no
+    // memory file): the caller allocates as usual. free_shared: false if
+    // `base` is not such memory. Any thread.
+    void* allocate_shared(std::size_t bytes);
+    bool free_shared(void* base);
+
     // Stops the node's ghosts (first rank of a node); idempotent.
     void stop();
     // This rank's counters, and on a node's first rank its ghosts' (after stop()).
@@ -98,7 +108,9 @@ class GhostClient {
     std::deque<GhostOperation*> receives_waiting_;
     std::vector<std::uint64_t> queue_heads_;  // per ghost, this rank's queue
     std::vector<int> ghost_pidfds_;           // -1: not opened yet
-    std::uint64_t liveness_calls_ = 0;
+    std::chrono::steady_clock::time_point last_liveness_check_{};
+    std::mutex shared_mutex_;  // the rank's shared blocks
+    std::uint64_t shared_generation_ = 0;
     bool ghost_lost_ = false;
     GhostStats stats_;
     std::vector<std::pair<int, int>> started_ghosts_;  // (block, pid); pid < 0 once reaped

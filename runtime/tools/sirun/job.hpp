@@ -20,6 +20,7 @@ namespace si::sirun {
 struct JobOptions {
     int ranks = 0;
     int helpers = -1;              // -1: leave SI_HELPERS alone
+    int ghosts = -1;               // -1: leave SI_GHOSTS alone
     double timeout_seconds = 0;    // 0: no limit
     std::vector<std::string> env;  // K=V for the ranks, applied last
     std::string program_path;      // resolved, see resolve_program()

@@ -49,12 +49,16 @@ int run(int argc, char** argv) {
     app.prefix_command();
     int ranks = 0;
     int helpers = -1;
+    int ghosts = -1;
     double timeout = 0;
     std::vector<std::string> env;
     std::string bind = "none";
     bool info = false;
     app.add_option("-n,--np", ranks, "Number of ranks (at least 1)");
     app.add_option("--helpers", helpers, "Helper processes per node (sets SI_HELPERS for the ranks)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--ghosts", ghosts,
+                   "Ghost processes per node for SI_PROGRESS=ghost (sets SI_GHOSTS for the ranks)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--timeout", timeout,
                    "End the job after this many seconds (exit status 124); 0: no limit")
@@ -110,6 +114,7 @@ int run(int argc, char** argv) {
     si::sirun::JobOptions options;
     options.ranks = ranks;
     options.helpers = helpers;
+    options.ghosts = ghosts;
     // Longer than any job, and short enough for the clock arithmetic.
     constexpr double kLongestTimeout = 1e8;
     options.timeout_seconds = std::min(timeout, kLongestTimeout);

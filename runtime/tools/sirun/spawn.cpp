@@ -105,6 +105,7 @@ std::vector<std::string> shared_environment(const JobOptions& options) {
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
         if (!belongs_to_outer_launcher(name_of(*entry))) environment.emplace_back(*entry);
     if (options.helpers >= 0) set_variable(environment, fmt::format("SI_HELPERS={}", options.helpers));
+    if (options.ghosts >= 0) set_variable(environment, fmt::format("SI_GHOSTS={}", options.ghosts));
     for (const std::string& assignment : options.env) set_variable(environment, assignment);
     return environment;
 }

@@ -179,8 +179,8 @@ shm-cleanup-after-signal)
     expect_no_segments_left
     ;;
 env)
-    run_sirun --timeout 20 -n 2 --helpers 3 --env SI_TEST_A=1 --env SI_TEST_B=x=y \
-        "$probe" env SI_HELPERS=3 SI_TEST_A=1 SI_TEST_B=x=y PMI_SIZE=2
+    run_sirun --timeout 20 -n 2 --helpers 3 --ghosts 2 --env SI_TEST_A=1 --env SI_TEST_B=x=y \
+        "$probe" env SI_HELPERS=3 SI_GHOSTS=2 SI_TEST_A=1 SI_TEST_B=x=y PMI_SIZE=2
     expect_status 0
     expect_stdout "^No Errors$"
     # Program arguments pass through unchanged, even when they look like options.
