@@ -313,7 +313,9 @@ class Ghost {
         block_.matches.fetch_add(1, std::memory_order_relaxed);
         PostCell& receive = area_.cell(to.owner, to.cell);
         const std::size_t bytes = std::min(send.bytes, receive.bytes);
-        const int err = copy(send, receive.address, bytes, to.owner);
+        // A small receive has a payload slot the rank copies out of.
+        std::byte* slot = receive.payload >= 0 ? area_.payload(to.owner, receive.payload) : nullptr;
+        const int err = copy(send, receive.address, bytes, to.owner, slot);
         receive.result_found = 0;
         receive.result_source = send.rank;
         receive.result_tag = send.tag;
@@ -333,12 +335,12 @@ class Ghost {
         }
     }
 
-    // One copy where the ghost maps either end (a shared block), two
-    // through the bounce buffer otherwise.
-    int copy(const Send& send, std::uint64_t to, std::size_t bytes, int receiver) {
+    // One copy where the ghost maps either end (a shared block, or the
+    // receive's payload slot `slot`), two through the bounce buffer otherwise.
+    int copy(const Send& send, std::uint64_t to, std::size_t bytes, int receiver, std::byte* slot) {
         if (bytes == 0) return 0;
         const pid_t destination = pid_of(receiver);
-        std::byte* mapped_to = shared_.find(receiver, to, bytes);
+        std::byte* mapped_to = slot != nullptr ? slot : shared_.find(receiver, to, bytes);
         if (send.address == 0) {
             block_.inline_bytes.fetch_add(bytes, std::memory_order_relaxed);
             std::byte* data = send.held ? area_.payload(send.owner, send.payload)

@@ -74,6 +74,10 @@ class GhostOperation final : public p2p::Activity {
             completion_.tag = cell.result_tag;
             completion_.error = cell.result_error;
             completion_.bytes = cell.result_bytes;
+            if (kind_ == node::CellKind::receive && cell.payload >= 0 && cell.result_bytes > 0)
+                std::memcpy(reinterpret_cast<void*>(fields_.address),
+                            client_.area_.payload(client_.local_index_, cell.payload),
+                            cell.result_bytes);
         }
         client_.release_cell(*cell_);
         return true;
@@ -137,15 +141,26 @@ class GhostOperation final : public p2p::Activity {
         cell.address = fields_.address;
         cell.bytes = fields_.bytes;
         // A small send's data goes in a payload slot if one is free (else the
-        // ghost copies it from here, as a large one's).
+        // ghost copies it from here, as a large one's); a small receive gets
+        // one too, which the ghost fills with a plain copy and this rank
+        // copies out of (no system call on either side).
+        // Receives leave half of the slots to sends, whose eager completion
+        // programs may count on.
         cell.payload = -1;
-        if (kind_ == node::CellKind::send && fields_.bytes <= client_.shape_.inline_bytes &&
-            !client_.free_payloads_.empty()) {
+        const std::size_t free_slots = client_.free_payloads_.size();
+        const bool slot_for_me =
+            kind_ == node::CellKind::send
+                ? free_slots > 0
+                : kind_ == node::CellKind::receive && fields_.bytes > 0 &&
+                      free_slots > client_.shape_.payloads_per_rank / 2;
+        if (fields_.bytes <= client_.shape_.inline_bytes && slot_for_me) {
             cell.payload = client_.free_payloads_.back();
             client_.free_payloads_.pop_back();
-            std::memcpy(client_.area_.payload(client_.local_index_, cell.payload), data_, fields_.bytes);
+            if (kind_ == node::CellKind::send)
+                std::memcpy(client_.area_.payload(client_.local_index_, cell.payload), data_,
+                            fields_.bytes);
         }
-        const bool inline_send = cell.payload >= 0;
+        const bool inline_send = kind_ == node::CellKind::send && cell.payload >= 0;
         cell.state.store(static_cast<std::uint32_t>(CellState::posted), std::memory_order_relaxed);
         client_.post(*cell_, ghost_);
         if (!inline_send || fields_.synchronous != 0) return false;
