@@ -6,8 +6,10 @@
 # 3. MPI_Finalize with a sleeping interrupt thread returns promptly.
 # 4. A sender killed with SIGKILL mid-transfer ends the job promptly: its
 #    receiver does not hang.
-# 3 and 4 run again under SI_PROGRESS=interrupt, whose thread sleeps too, and
-# under SI_PROGRESS=pef, whose timer signals must stop with MPI_Finalize.
+# 3 and 4 run again under SI_PROGRESS=interrupt, whose thread sleeps too,
+# under SI_PROGRESS=pef, whose timer signals must stop with MPI_Finalize, and
+# under SI_PROGRESS=ghost, whose ghost must stop with it, and whose copy out
+# of a killed sender's memory must fail rather than hang.
 set -u
 sirun=$1
 program=$2
@@ -44,7 +46,7 @@ status=$?
 notices=$(grep -c "helper (pid [0-9]*) died" "$work/out2")
 [ "$notices" -eq 2 ] || fail "expected one notice per rank (2), got $notices"
 
-for mode in smart interrupt pef; do
+for mode in smart interrupt pef ghost; do
     SI_PROGRESS=$mode "$sirun" --timeout 60 -n 2 "$program" finalize >"$work/out3.$mode" 2>&1
     status=$?
     [ "$status" -eq 0 ] && grep -qx "No Errors" "$work/out3.$mode" ||
