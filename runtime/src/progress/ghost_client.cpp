@@ -3,16 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
-#include <signal.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <cstring>
-#include <thread>
 
 #include "base/log.hpp"
 #include "progress/ghost.hpp"
@@ -393,20 +390,7 @@ void GhostClient::stop() {
         wake::post(*backend, ghost.word);
     }
     const auto deadline = std::chrono::steady_clock::now() + kGhostStopGrace;
-    for (auto& [index, pid] : started_ghosts_) {
-        if (pid <= 0) continue;
-        int status = 0;
-        while (::waitpid(pid, &status, WNOHANG) == 0) {
-            if (std::chrono::steady_clock::now() > deadline) {
-                log::warn("ghost process (pid {}) did not stop; killing it", pid);
-                ::kill(pid, SIGKILL);
-                ::waitpid(pid, &status, 0);
-                break;
-            }
-            std::this_thread::sleep_for(1ms);
-        }
-        pid = -pid;
-    }
+    for (auto& [index, pid] : started_ghosts_) reap_node_process("ghost process", pid, deadline);
 }
 
 std::vector<Counter> GhostClient::counters() const {

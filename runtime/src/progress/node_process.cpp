@@ -3,12 +3,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <exception>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -62,6 +64,22 @@ int fork_node_process(const NodeProcess& process, const std::function<void()>& b
     }
     trace::finish();
     ::_exit(0);
+}
+
+void reap_node_process(const char* name, int& pid,
+                       std::chrono::steady_clock::time_point deadline) {
+    if (pid <= 0) return;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            log::warn("{} (pid {}) did not stop; killing it", name, pid);
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    pid = -pid;
 }
 
 std::vector<ProcessPlacement> place_node_processes(const node::Region& region, int count) {

@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -332,20 +331,9 @@ void SmartProgress::stop_helpers() {
         wake::post(*backend_, helper.word);
     }
     const auto deadline = std::chrono::steady_clock::now() + kHelperStopGrace;
-    for (auto& [index, pid] : started_helpers_) {
-        if (pid <= 0) continue;
-        int status = 0;
-        while (::waitpid(pid, &status, WNOHANG) == 0) {
-            if (std::chrono::steady_clock::now() > deadline) {
-                log::warn("SmartInterrupts helper (pid {}) did not stop; killing it", pid);
-                ::kill(pid, SIGKILL);
-                ::waitpid(pid, &status, 0);
-                break;
-            }
-            std::this_thread::sleep_for(1ms);
-        }
-        pid = -pid;  // reaped; keep the block index for counters()
-    }
+    // Reaped: the block index stays for counters().
+    for (auto& [index, pid] : started_helpers_)
+        reap_node_process("SmartInterrupts helper", pid, deadline);
 }
 
 std::vector<Counter> SmartProgress::counters() const {
