@@ -153,7 +153,7 @@ class GhostOperation final : public p2p::Activity {
         if (fields_.bytes <= client_.shape_.inline_bytes && slot_for_me) {
             cell.payload = client_.free_payloads_.back();
             client_.free_payloads_.pop_back();
-            if (kind_ == node::CellKind::send)
+            if (kind_ == node::CellKind::send && fields_.bytes > 0)
                 std::memcpy(client_.area_.payload(client_.local_index_, cell.payload), data_,
                             fields_.bytes);
         }
