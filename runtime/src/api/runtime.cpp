@@ -243,7 +243,7 @@ void Runtime::bring_up() {
     if (settings.progress == config::ProgressMode::smart)
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
     if (settings.progress == config::ProgressMode::ghost)
-        ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality, settings);
+        ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality);
 }
 
 // Before any runtime thread or helper exists, so that they start where the

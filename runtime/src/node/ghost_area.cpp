@@ -20,9 +20,13 @@ constexpr std::uint64_t kMagic = 0x5349'4748'4f53'5453ULL;  // "SIGHOSTS"
 constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kHeaderBytes = 64;
 
-constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
+constexpr std::size_t round_up(std::size_t bytes) {
+    return (bytes + 63) / 64 * 64;
+}
 
-std::size_t ghosts_offset() { return kHeaderBytes; }
+std::size_t ghosts_offset() {
+    return kHeaderBytes;
+}
 
 }  // namespace
 
@@ -30,12 +34,16 @@ std::size_t GhostArea::queue_bytes() const {
     return sizeof(PostQueue) + round_up(sizeof(std::uint32_t) * header().cells_per_rank);
 }
 
-std::size_t GhostArea::payload_stride() const { return round_up(header().inline_bytes); }
+std::size_t GhostArea::payload_stride() const {
+    return round_up(header().inline_bytes);
+}
 
 GhostArea GhostArea::create(const std::string& job_id, Shape shape) {
-    const std::size_t queue = sizeof(PostQueue) + round_up(sizeof(std::uint32_t) * shape.cells_per_rank);
+    const std::size_t queue =
+        sizeof(PostQueue) + round_up(sizeof(std::uint32_t) * shape.cells_per_rank);
     const auto ranks = static_cast<std::size_t>(shape.local_size);
-    const std::size_t bytes = kHeaderBytes + sizeof(GhostBlock) * static_cast<std::size_t>(shape.ghosts) +
+    const std::size_t bytes = kHeaderBytes +
+                              sizeof(GhostBlock) * static_cast<std::size_t>(shape.ghosts) +
                               queue * ranks * static_cast<std::size_t>(shape.ghosts) +
                               sizeof(PostCell) * ranks * shape.cells_per_rank +
                               round_up(shape.inline_bytes) * ranks * shape.payloads_per_rank +
@@ -109,7 +117,8 @@ std::byte* GhostArea::payload(int local_index, std::int32_t slot) const {
 
 SharedBlock* GhostArea::shared_blocks(int local_index) const {
     const Header& h = header();
-    auto* base = reinterpret_cast<SharedBlock*>(payload(h.local_size - 1, static_cast<std::int32_t>(h.payloads_per_rank)));
+    auto* base = reinterpret_cast<SharedBlock*>(
+        payload(h.local_size - 1, static_cast<std::int32_t>(h.payloads_per_rank)));
     return base + static_cast<std::size_t>(local_index) * kSharedBlocks;
 }
 

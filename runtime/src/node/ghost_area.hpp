@@ -89,14 +89,14 @@ struct alignas(64) GhostBlock {
     std::atomic<std::uint32_t> word_handle;
     std::atomic<std::uint32_t> stop;
     std::atomic<std::int32_t> pid;
-    alignas(64) std::atomic<std::uint64_t> cells;       // cells it took from queues
-    std::atomic<std::uint64_t> matches;                 // sends matched with receives
-    std::atomic<std::uint64_t> unexpected;              // sends that found no receive
-    std::atomic<std::uint64_t> inline_bytes;            // copied from cells
-    std::atomic<std::uint64_t> referenced_bytes;        // copied from the senders' memory
-    std::atomic<std::uint64_t> single_copy_bytes;       // ... of which in one copy (shared blocks)
-    std::atomic<std::uint64_t> sleeps;                  // times it slept with nothing to do
-    std::atomic<std::uint64_t> cpu_ns;                  // its CPU time, updated as it goes
+    alignas(64) std::atomic<std::uint64_t> cells;  // cells it took from queues
+    std::atomic<std::uint64_t> matches;            // sends matched with receives
+    std::atomic<std::uint64_t> unexpected;         // sends that found no receive
+    std::atomic<std::uint64_t> inline_bytes;       // copied from cells
+    std::atomic<std::uint64_t> referenced_bytes;   // copied from the senders' memory
+    std::atomic<std::uint64_t> single_copy_bytes;  // ... of which in one copy (shared blocks)
+    std::atomic<std::uint64_t> sleeps;             // times it slept with nothing to do
+    std::atomic<std::uint64_t> cpu_ns;             // its CPU time, updated as it goes
 };
 
 class GhostArea {
@@ -106,7 +106,7 @@ class GhostArea {
         int ghosts = 0;
         std::uint32_t cells_per_rank = 0;  // a power of two
         std::uint32_t payloads_per_rank = 0;
-        std::size_t inline_bytes = 0;      // room for data in each payload slot
+        std::size_t inline_bytes = 0;  // room for data in each payload slot
     };
 
     GhostArea() = default;

@@ -82,7 +82,9 @@ struct Send {
 class SharedMaps {
   public:
     SharedMaps(const node::GhostArea& area, const node::Region& region)
-        : area_(area), region_(region), maps_(static_cast<std::size_t>(area.shape().local_size) * node::kSharedBlocks) {}
+        : area_(area),
+          region_(region),
+          maps_(static_cast<std::size_t>(area.shape().local_size) * node::kSharedBlocks) {}
     ~SharedMaps() {
         for (const Map& map : maps_)
             if (map.base != nullptr) ::munmap(map.base, map.bytes);
@@ -100,7 +102,8 @@ class SharedMaps {
                 address + bytes > blocks[i].address + blocks[i].bytes)
                 continue;
             Map& map = maps_[static_cast<std::size_t>(rank) * node::kSharedBlocks + i];
-            if (map.generation != generation && !remap(map, rank, blocks[i], generation)) return nullptr;
+            if (map.generation != generation && !remap(map, rank, blocks[i], generation))
+                return nullptr;
             return map.base + (address - blocks[i].address);
         }
         return nullptr;
@@ -153,7 +156,8 @@ bool matches(const PostCell& receive, const Send& send) {
 
 class Ghost {
   public:
-    Ghost(const node::GhostArea& area, const node::Region& region, const GhostAssignment& assignment)
+    Ghost(const node::GhostArea& area, const node::Region& region,
+          const GhostAssignment& assignment)
         : area_(area),
           region_(region),
           assignment_(assignment),
@@ -195,7 +199,8 @@ class Ghost {
     bool anything_queued() const {
         for (int rank = 0; rank < shape_.local_size; ++rank) {
             const node::PostQueue& queue = area_.queue(rank, assignment_.index);
-            if (queue.tail.load(std::memory_order_relaxed) != queue.head.load(std::memory_order_acquire))
+            if (queue.tail.load(std::memory_order_relaxed) !=
+                queue.head.load(std::memory_order_acquire))
                 return true;
         }
         return false;
@@ -233,8 +238,10 @@ class Ghost {
 
     void message_sent(int owner, std::uint32_t index, PostCell& cell) {
         const bool inline_data = cell.payload >= 0;
-        Send send{owner, index, cell.payload, true, cell.context, cell.rank, cell.tag, cell.bytes,
-                  inline_data ? 0 : cell.address, {}};
+        Send send{owner,    index,        cell.payload,
+                  true,     cell.context, cell.rank,
+                  cell.tag, cell.bytes,   inline_data ? 0 : cell.address,
+                  {}};
         Receiver& receiver = receivers_[static_cast<std::size_t>(cell.peer)];
         for (auto it = receiver.posted.begin(); it != receiver.posted.end(); ++it) {
             PostCell& receive = area_.cell(it->owner, it->cell);
@@ -322,11 +329,12 @@ class Ghost {
         receive.result_bytes = err == 0 ? bytes : 0;
         receive.result_error = err != 0 ? kErrOther : send.bytes > receive.bytes ? kErrTruncate : 0;
         if (err != 0)
-            log::error("ghost {}: moving {} bytes from rank {} (pid {}) to rank {} (pid {}) failed: "
-                       "{}{}",
-                       assignment_.index, bytes, world_rank_of(send.owner), pid_of(send.owner),
-                       world_rank_of(to.owner), pid_of(to.owner), std::strerror(err),
-                       err == ESRCH ? " (one of them has died)" : "");
+            log::error(
+                "ghost {}: moving {} bytes from rank {} (pid {}) to rank {} (pid {}) failed: "
+                "{}{}",
+                assignment_.index, bytes, world_rank_of(send.owner), pid_of(send.owner),
+                world_rank_of(to.owner), pid_of(to.owner), std::strerror(err),
+                err == ESRCH ? " (one of them has died)" : "");
         finish(to.owner, receive);
         if (send.held) {
             PostCell& sent = area_.cell(send.owner, send.cell);
@@ -366,7 +374,8 @@ class Ghost {
         }
         for (std::size_t done = 0; done < bytes;) {
             const std::size_t piece = std::min(bytes - done, bounce_.size());
-            if (int err = cross_memory(::process_vm_readv, source, bounce_.data(), send.address + done, piece))
+            if (int err = cross_memory(::process_vm_readv, source, bounce_.data(),
+                                       send.address + done, piece))
                 return err;
             if (int err = cross_memory(write_call, destination, bounce_.data(), to + done, piece))
                 return err;
@@ -406,8 +415,8 @@ void run_ghost(const node::GhostArea& area, const node::Region& region,
 
 int spawn_ghost(const node::GhostArea& area, const node::Region& region,
                 const GhostAssignment& assignment) {
-    const NodeProcess process{"si-ghost", fmt::format("ghost{}", assignment.index),
-                              assignment.cpus, false};
+    const NodeProcess process{"si-ghost", fmt::format("ghost{}", assignment.index), assignment.cpus,
+                              false};
     return fork_node_process(process, [&] { run_ghost(area, region, assignment); });
 }
 
@@ -416,7 +425,8 @@ void ring_ghost(const node::GhostArea& area, int ghost) {
     // Pairs with the fence in the ghost's last look before it sleeps.
     store_load_fence();
     if (wake::state_of(word.load(std::memory_order_relaxed)) != wake::kSleeping) return;
-    static const std::unique_ptr<wake::Backend> backend = wake::make_backend(config::WakeBackend::futex);
+    static const std::unique_ptr<wake::Backend> backend =
+        wake::make_backend(config::WakeBackend::futex);
     wake::wake_if_sleeping(*backend, word);
 }
 

@@ -24,13 +24,15 @@
 namespace si::progress {
 
 struct GhostAssignment {
-    int index = 0;              // its GhostBlock
-    std::vector<int> ranks;     // local indices of the receivers it serves
-    std::vector<int> cpus;      // where to run; empty: leave it to the OS
+    int index = 0;           // its GhostBlock
+    std::vector<int> ranks;  // local indices of the receivers it serves
+    std::vector<int> cpus;   // where to run; empty: leave it to the OS
 };
 
 // The ghost that serves local rank `local_index` as a receiver.
-inline int ghost_of(int local_index, int ghosts) { return local_index % ghosts; }
+inline int ghost_of(int local_index, int ghosts) {
+    return local_index % ghosts;
+}
 
 // The ghost's main loop; returns when its block's stop flag is set.
 void run_ghost(const node::GhostArea& area, const node::Region& region,

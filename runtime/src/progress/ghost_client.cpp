@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <cstring>
+#include <deque>
 
 #include "base/log.hpp"
 #include "progress/ghost.hpp"
@@ -56,7 +56,8 @@ class GhostOperation final : public p2p::Activity {
     bool advance(p2p::Engine&) override {
         if (!cell_) return post();
         node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
-        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done)) {
+        if (cell.state.load(std::memory_order_acquire) !=
+            static_cast<std::uint32_t>(CellState::done)) {
             if (client_.ghosts_alive()) return false;
             completion_.error = kErrOther;
             return true;
@@ -88,7 +89,8 @@ class GhostOperation final : public p2p::Activity {
     void cancel() override {
         if (!cell_ || kind_ == node::CellKind::probe || cancel_sent_) return;
         const node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
-        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::posted))
+        if (cell.state.load(std::memory_order_acquire) !=
+            static_cast<std::uint32_t>(CellState::posted))
             return;
         const std::optional<std::uint32_t> index = client_.acquire_cell(true);
         if (!index) return;
@@ -97,7 +99,8 @@ class GhostOperation final : public p2p::Activity {
         request.kind = node::CellKind::cancel;
         request.payload = -1;
         request.peer = static_cast<std::int32_t>(*cell_);
-        request.state.store(static_cast<std::uint32_t>(CellState::posted), std::memory_order_relaxed);
+        request.state.store(static_cast<std::uint32_t>(CellState::posted),
+                            std::memory_order_relaxed);
         client_.post(*index, ghost_);
         client_.detach_cell(*index);
     }
@@ -145,11 +148,10 @@ class GhostOperation final : public p2p::Activity {
         // programs may count on.
         cell.payload = -1;
         const std::size_t free_slots = client_.free_payloads_.size();
-        const bool slot_for_me =
-            kind_ == node::CellKind::send
-                ? free_slots > 0
-                : kind_ == node::CellKind::receive && fields_.bytes > 0 &&
-                      free_slots > client_.shape_.payloads_per_rank / 2;
+        const bool slot_for_me = kind_ == node::CellKind::send
+                                     ? free_slots > 0
+                                     : kind_ == node::CellKind::receive && fields_.bytes > 0 &&
+                                           free_slots > client_.shape_.payloads_per_rank / 2;
         if (fields_.bytes <= client_.shape_.inline_bytes && slot_for_me) {
             cell.payload = client_.free_payloads_.back();
             client_.free_payloads_.pop_back();
@@ -181,8 +183,7 @@ class GhostOperation final : public p2p::Activity {
 };
 
 GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
-                         const node::GhostArea& area, const node::Locality& locality,
-                         const config::Settings& settings)
+                         const node::GhostArea& area, const node::Locality& locality)
     : engine_(engine),
       region_(region),
       area_(area),
@@ -209,7 +210,6 @@ GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
         area.ghost(g).pid.store(pid, std::memory_order_release);
         started_ghosts_.emplace_back(g, pid);
     }
-    (void)settings;
 }
 
 GhostClient::~GhostClient() {
@@ -221,7 +221,8 @@ GhostClient::~GhostClient() {
 p2p::Request* GhostClient::isend(const void* data, std::size_t bytes, int dest, int tag,
                                  const p2p::CommRef& comm, std::uint16_t context,
                                  p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
-    const int receiver = local_of_world_[static_cast<std::size_t>(comm.world_of[static_cast<std::size_t>(dest)])];
+    const int receiver =
+        local_of_world_[static_cast<std::size_t>(comm.world_of[static_cast<std::size_t>(dest)])];
     const Fields fields{mode == p2p::SendMode::synchronous ? std::uint8_t{1} : std::uint8_t{0},
                         context,
                         receiver,
@@ -229,10 +230,10 @@ p2p::Request* GhostClient::isend(const void* data, std::size_t bytes, int dest, 
                         tag,
                         reinterpret_cast<std::uint64_t>(data),
                         bytes};
-    return engine_.start(std::make_unique<GhostOperation>(*this, node::CellKind::send,
-                                                          ghost_of(receiver, shape_.ghosts), fields,
-                                                          data),
-                         p2p::Request::Kind::send, std::move(hook));
+    return engine_.start(
+        std::make_unique<GhostOperation>(*this, node::CellKind::send,
+                                         ghost_of(receiver, shape_.ghosts), fields, data),
+        p2p::Request::Kind::send, std::move(hook));
 }
 
 p2p::Request* GhostClient::irecv(void* buffer, std::size_t capacity, int source, int tag,
@@ -245,10 +246,10 @@ p2p::Request* GhostClient::irecv(void* buffer, std::size_t capacity, int source,
                         tag == p2p::kAnyTag ? node::kGhostAnyTag : tag,
                         reinterpret_cast<std::uint64_t>(buffer),
                         capacity};
-    return engine_.start(std::make_unique<GhostOperation>(*this, node::CellKind::receive,
-                                                          ghost_of(local_index_, shape_.ghosts),
-                                                          fields, nullptr),
-                         p2p::Request::Kind::receive, std::move(hook));
+    return engine_.start(
+        std::make_unique<GhostOperation>(*this, node::CellKind::receive,
+                                         ghost_of(local_index_, shape_.ghosts), fields, nullptr),
+        p2p::Request::Kind::receive, std::move(hook));
 }
 
 std::optional<p2p::Completion> GhostClient::iprobe(int source, int tag, const p2p::CommRef& comm,
@@ -302,7 +303,8 @@ void GhostClient::reclaim_detached_cells() {
     // back once the ghost took their data.
     std::erase_if(detached_cells_, [&](std::uint32_t index) {
         const node::PostCell& cell = area_.cell(local_index_, index);
-        if (cell.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(CellState::done))
+        if (cell.state.load(std::memory_order_acquire) !=
+            static_cast<std::uint32_t>(CellState::done))
             return false;
         release_cell(index);
         return true;
@@ -345,9 +347,10 @@ bool GhostClient::ghosts_alive() {
 void* GhostClient::allocate_shared(std::size_t bytes) {
     std::lock_guard lock(shared_mutex_);
     node::SharedBlock* blocks = area_.shared_blocks(local_index_);
-    node::SharedBlock* entry = std::find_if(blocks, blocks + node::kSharedBlocks, [](const node::SharedBlock& b) {
-        return b.generation.load(std::memory_order_relaxed) == 0;
-    });
+    node::SharedBlock* entry =
+        std::find_if(blocks, blocks + node::kSharedBlocks, [](const node::SharedBlock& b) {
+            return b.generation.load(std::memory_order_relaxed) == 0;
+        });
     if (entry == blocks + node::kSharedBlocks || bytes == 0) return nullptr;
     const int fd = ::memfd_create("si-alloc-mem", MFD_CLOEXEC);
     if (fd < 0) return nullptr;
@@ -383,7 +386,8 @@ bool GhostClient::free_shared(void* base) {
 }
 
 void GhostClient::stop() {
-    static const std::unique_ptr<wake::Backend> backend = wake::make_backend(config::WakeBackend::futex);
+    static const std::unique_ptr<wake::Backend> backend =
+        wake::make_backend(config::WakeBackend::futex);
     for (const auto& [index, pid] : started_ghosts_) {
         node::GhostBlock& ghost = area_.ghost(index);
         ghost.stop.store(1);

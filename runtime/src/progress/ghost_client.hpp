@@ -19,13 +19,12 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "base/config.hpp"
 #include "node/ghost_area.hpp"
 #include "node/locality.hpp"
 #include "node/region.hpp"
@@ -45,7 +44,7 @@ class GhostOperation;
 class GhostClient {
   public:
     GhostClient(p2p::Engine& engine, const node::Region& region, const node::GhostArea& area,
-                const node::Locality& locality, const config::Settings& settings);
+                const node::Locality& locality);
     // Stops the ghosts (first rank of a node): every rank of the node must
     // be done communicating.
     ~GhostClient();

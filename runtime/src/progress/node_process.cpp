@@ -66,8 +66,7 @@ int fork_node_process(const NodeProcess& process, const std::function<void()>& b
     ::_exit(0);
 }
 
-void reap_node_process(const char* name, int& pid,
-                       std::chrono::steady_clock::time_point deadline) {
+void reap_node_process(const char* name, int& pid, std::chrono::steady_clock::time_point deadline) {
     if (pid <= 0) return;
     int status = 0;
     while (::waitpid(pid, &status, WNOHANG) == 0) {

@@ -40,8 +40,7 @@ std::vector<ProcessPlacement> place_node_processes(const node::Region& region, i
 // Waits for the node process `pid` (asked to stop; `name` for messages) to exit, until
 // `deadline`, then kills it; reaps it either way and negates `pid` (a pid
 // already negated or 0 is left alone).
-void reap_node_process(const char* name, int& pid,
-                       std::chrono::steady_clock::time_point deadline);
+void reap_node_process(const char* name, int& pid, std::chrono::steady_clock::time_point deadline);
 
 // The calling process's CPU time.
 std::uint64_t process_cpu_ns();
