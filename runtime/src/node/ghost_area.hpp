@@ -33,7 +33,7 @@
 namespace si::node {
 
 enum class CellState : std::uint32_t { free, posted, done };
-enum class CellKind : std::uint8_t { send, receive, probe, cancel };
+enum class CellKind : std::uint8_t { send, receive, probe, cancel, matched_probe, matched_receive };
 
 // One posted operation. A send names its receiver (a local index) and
 // carries its sender's rank in the communicator, which the receive's status
@@ -42,6 +42,9 @@ enum class CellKind : std::uint8_t { send, receive, probe, cancel };
 // only looks: the ghost says whether a message would match it, and which.
 // A cancel names in `peer` an earlier cell of its rank, a receive or a send
 // to the same ghost, which completes as cancelled if nothing matched it yet.
+// A matched probe (MPI_Mprobe) also takes the message it finds out of
+// matching, and the ghost answers with its number in `peer`; a matched
+// receive (MPI_Mrecv) names that number in `peer` and receives it.
 struct alignas(64) PostCell {
     std::atomic<std::uint32_t> state;  // CellState
     CellKind kind;

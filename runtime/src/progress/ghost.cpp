@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 
 #include "base/cpu.hpp"
 #include "base/log.hpp"
@@ -228,8 +229,10 @@ class Ghost {
         PostCell& cell = area_.cell(owner, index);
         if (cell.kind == node::CellKind::receive)
             receive_posted(owner, index, cell);
-        else if (cell.kind == node::CellKind::probe)
+        else if (cell.kind == node::CellKind::probe || cell.kind == node::CellKind::matched_probe)
             probe(owner, cell);
+        else if (cell.kind == node::CellKind::matched_receive)
+            matched_receive(owner, index, cell);
         else if (cell.kind == node::CellKind::cancel)
             cancel(owner, cell);
         else
@@ -276,9 +279,10 @@ class Ghost {
         receiver.posted.push_back(Receive{owner, index});
     }
 
-    // The first message a receive of the probe's envelope would match.
+    // The first message a receive of the probe's envelope would match; a
+    // matched probe takes it out of matching, under a number.
     void probe(int owner, PostCell& cell) {
-        const Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
+        Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
         const auto it = std::find_if(receiver.unexpected.begin(), receiver.unexpected.end(),
                                      [&](const Send& send) { return matches(cell, send); });
         cell.result_found = it != receiver.unexpected.end() ? 1 : 0;
@@ -286,9 +290,30 @@ class Ghost {
             cell.result_source = it->rank;
             cell.result_tag = it->tag;
             cell.result_bytes = it->bytes;
+            if (cell.kind == node::CellKind::matched_probe) {
+                cell.peer = ++last_taken_;
+                taken_.emplace(cell.peer, std::move(*it));
+                receiver.unexpected.erase(it);
+            }
         }
         cell.result_error = 0;
         finish(owner, cell);
+    }
+
+    // The receive of a message a matched probe took.
+    void matched_receive(int owner, std::uint32_t index, PostCell& cell) {
+        const auto it = taken_.find(cell.peer);
+        if (it == taken_.end()) {
+            log::error("ghost {}: rank {} receives message {}, which no matched probe took",
+                       assignment_.index, world_rank_of(owner), cell.peer);
+            cell.result_error = kErrOther;
+            cell.result_bytes = 0;
+            finish(owner, cell);
+            return;
+        }
+        const Send send = std::move(it->second);
+        taken_.erase(it);
+        deliver(send, Receive{owner, index});
     }
 
     // Takes back a receive or a held send no match took yet.
@@ -400,7 +425,9 @@ class Ghost {
     const GhostAssignment& assignment_;
     node::GhostBlock& block_;
     const node::GhostArea::Shape shape_;
-    std::vector<Receiver> receivers_;  // by local index; only served ones fill
+    std::vector<Receiver> receivers_;               // by local index; only served ones fill
+    std::unordered_map<std::int32_t, Send> taken_;  // by matched probes, by number
+    std::int32_t last_taken_ = 0;
     std::vector<std::byte> bounce_;
     SharedMaps shared_;
     std::unique_ptr<wake::Backend> backend_;

@@ -62,8 +62,9 @@ class GhostOperation final : public p2p::Activity {
             completion_.error = kErrOther;
             return true;
         }
-        if (kind_ == node::CellKind::probe) {
+        if (probe()) {
             found_ = cell.result_found != 0;
+            taken_ = cell.peer;
         } else if (cell.result_found != 0) {
             completion_.cancelled = true;
         }
@@ -72,7 +73,7 @@ class GhostOperation final : public p2p::Activity {
             completion_.tag = cell.result_tag;
             completion_.error = cell.result_error;
             completion_.bytes = cell.result_bytes;
-            if (kind_ == node::CellKind::receive && cell.payload >= 0 && cell.result_bytes > 0)
+            if (cell.payload >= 0 && cell.result_bytes > 0)
                 std::memcpy(reinterpret_cast<void*>(fields_.address),
                             client_.area_.payload(client_.local_index_, cell.payload),
                             cell.result_bytes);
@@ -87,7 +88,9 @@ class GhostOperation final : public p2p::Activity {
     // in this one's cell. Nothing to do if it is not the ghost's yet (it
     // will be, and a cancel then is as good as too late) or complete.
     void cancel() override {
-        if (!cell_ || kind_ == node::CellKind::probe || cancel_sent_) return;
+        if (!cell_ || cancel_sent_ ||
+            (kind_ != node::CellKind::send && kind_ != node::CellKind::receive))
+            return;
         const node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
         if (cell.state.load(std::memory_order_acquire) !=
             static_cast<std::uint32_t>(CellState::posted))
@@ -106,10 +109,15 @@ class GhostOperation final : public p2p::Activity {
     }
     p2p::Completion completion() const override { return completion_; }
 
-    // A probe's answer, once complete.
+    // A probe's answer, once complete; a matched probe's message number.
     bool found() const { return found_; }
+    std::int32_t taken() const { return taken_; }
 
   private:
+    bool probe() const {
+        return kind_ == node::CellKind::probe || kind_ == node::CellKind::matched_probe;
+    }
+
     bool post() {
         // Sends reach the ghost in the order they were started, and so do
         // receives and probes (MPI's matching order): one that waits for a
@@ -150,7 +158,7 @@ class GhostOperation final : public p2p::Activity {
         const std::size_t free_slots = client_.free_payloads_.size();
         const bool slot_for_me = kind_ == node::CellKind::send
                                      ? free_slots > 0
-                                     : kind_ == node::CellKind::receive && fields_.bytes > 0 &&
+                                     : !probe() && fields_.bytes > 0 &&
                                            free_slots > client_.shape_.payloads_per_rank / 2;
         if (fields_.bytes <= client_.shape_.inline_bytes && slot_for_me) {
             cell.payload = client_.free_payloads_.back();
@@ -178,6 +186,7 @@ class GhostOperation final : public p2p::Activity {
     std::optional<std::uint32_t> cell_;
     bool waited_ = false;
     bool found_ = false;
+    std::int32_t taken_ = 0;
     bool cancel_sent_ = false;
     p2p::Completion completion_;
 };
@@ -254,6 +263,20 @@ p2p::Request* GhostClient::irecv(void* buffer, std::size_t capacity, int source,
 
 std::optional<p2p::Completion> GhostClient::iprobe(int source, int tag, const p2p::CommRef& comm,
                                                    std::uint16_t context) {
+    const auto found = ask(node::CellKind::probe, source, tag, comm, context);
+    if (!found) return std::nullopt;
+    return found->second;
+}
+
+std::optional<std::pair<std::int32_t, p2p::Completion>> GhostClient::improbe(
+    int source, int tag, const p2p::CommRef& comm, std::uint16_t context) {
+    return ask(node::CellKind::matched_probe, source, tag, comm, context);
+}
+
+std::optional<std::pair<std::int32_t, p2p::Completion>> GhostClient::ask(node::CellKind kind,
+                                                                         int source, int tag,
+                                                                         const p2p::CommRef& comm,
+                                                                         std::uint16_t context) {
     const Fields fields{0,
                         context,
                         source == p2p::kAnySource ? node::kGhostAnySource : source,
@@ -261,20 +284,28 @@ std::optional<p2p::Completion> GhostClient::iprobe(int source, int tag, const p2
                         tag == p2p::kAnyTag ? node::kGhostAnyTag : tag,
                         0,
                         0};
-    GhostOperation probe(*this, node::CellKind::probe, ghost_of(local_index_, shape_.ghosts),
-                         fields, nullptr);
+    GhostOperation probe(*this, kind, ghost_of(local_index_, shape_.ghosts), fields, nullptr);
     p2p::Request* request = engine_.start(probe);
     engine_.wait(request);
     const p2p::Completion answer = request->result;
     engine_.release(request);
     if (!probe.found()) return std::nullopt;
-    return answer;
+    return std::pair{probe.taken(), answer};
+}
+
+p2p::Request* GhostClient::imrecv(std::int32_t message, void* buffer, std::size_t capacity,
+                                  std::unique_ptr<p2p::CompletionHook>&& hook) {
+    const Fields fields{0, 0, message, 0, 0, reinterpret_cast<std::uint64_t>(buffer), capacity};
+    return engine_.start(
+        std::make_unique<GhostOperation>(*this, node::CellKind::matched_receive,
+                                         ghost_of(local_index_, shape_.ghosts), fields, nullptr),
+        p2p::Request::Kind::receive, std::move(hook));
 }
 
 void GhostClient::release_cell(std::uint32_t index) {
     node::PostCell& cell = area_.cell(local_index_, index);
     if (cell.payload >= 0) free_payloads_.push_back(cell.payload);
-    const bool receive = cell.kind == node::CellKind::receive || cell.kind == node::CellKind::probe;
+    const bool receive = cell.kind != node::CellKind::send && cell.kind != node::CellKind::cancel;
     --(receive ? receive_cells_ : send_cells_);
     cell.state.store(static_cast<std::uint32_t>(CellState::free), std::memory_order_relaxed);
     free_cells_.push_back(index);

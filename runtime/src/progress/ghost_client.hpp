@@ -64,6 +64,13 @@ class GhostClient {
     // its status if so. Blocks for the ghost's answer.
     std::optional<p2p::Completion> iprobe(int source, int tag, const p2p::CommRef& comm,
                                           std::uint16_t context);
+    // MPI_Improbe: the same, and the ghost takes the message out of matching
+    // under the number returned, which only imrecv receives.
+    std::optional<std::pair<std::int32_t, p2p::Completion>> improbe(int source, int tag,
+                                                                    const p2p::CommRef& comm,
+                                                                    std::uint16_t context);
+    p2p::Request* imrecv(std::int32_t message, void* buffer, std::size_t capacity,
+                         std::unique_ptr<p2p::CompletionHook>&& hook);
 
     // MPI_Alloc_mem and MPI_Free_mem: memory the ghosts can map (a memory
     // file listed in the ghost area), so that they copy messages into and out
@@ -88,6 +95,10 @@ class GhostClient {
     void detach_cell(std::uint32_t index) { detached_cells_.push_back(index); }
     void reclaim_detached_cells();
     void post(std::uint32_t index, int ghost);
+    // Posts a probe of `kind` and waits for the ghost's answer.
+    std::optional<std::pair<std::int32_t, p2p::Completion>> ask(node::CellKind kind, int source,
+                                                                int tag, const p2p::CommRef& comm,
+                                                                std::uint16_t context);
     // False once a ghost of the node has died (checked now and then).
     bool ghosts_alive();
 
