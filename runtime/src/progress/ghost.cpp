@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <unordered_map>
 
 #include "base/cpu.hpp"
+#include "base/cross_memory.hpp"
 #include "base/log.hpp"
 #include "progress/node_process.hpp"
 #include "wake/backends.hpp"
@@ -37,29 +37,6 @@ constexpr std::size_t kBounceBytes = std::size_t{256} << 10;
 // sleeps until a rank rings it: a burst of messages costs no wake-up, an idle
 // ghost no core.
 constexpr auto kIdlePolling = 1ms;
-
-// Moves `bytes` between this process and `pid` with process_vm_readv/writev,
-// asking again for what a call left (it may stop short). 0 or an errno value.
-template <typename Call>
-int cross_memory(Call call, pid_t pid, std::byte* local, std::uint64_t remote, std::size_t bytes) {
-    while (bytes > 0) {
-        iovec mine{local, bytes};
-        iovec theirs{reinterpret_cast<void*>(remote), bytes};
-        const ssize_t moved = call(pid, &mine, 1, &theirs, 1, 0);
-        if (moved < 0 && errno == EINTR) continue;
-        if (moved < 0) return errno;
-        if (moved == 0) return EFAULT;
-        local += moved;
-        remote += static_cast<std::uint64_t>(moved);
-        bytes -= static_cast<std::size_t>(moved);
-    }
-    return 0;
-}
-
-ssize_t write_call(pid_t pid, const iovec* local, unsigned long local_count, const iovec* remote,
-                   unsigned long remote_count, unsigned long flags) {
-    return ::process_vm_writev(pid, local, local_count, remote, remote_count, flags);
-}
 
 // A send the ghost took: still in its cell (`held`: a large or synchronous
 // one, whose sender waits), or with its small data copied out of a cell the
@@ -376,13 +353,13 @@ class Ghost {
         std::byte* mapped_to = slot != nullptr ? slot : shared_.find(receiver, to, bytes);
         if (send.address == 0) {
             block_.inline_bytes.fetch_add(bytes, std::memory_order_relaxed);
-            std::byte* data = send.held ? area_.payload(send.owner, send.payload)
-                                        : const_cast<std::byte*>(send.data.data());
+            const std::byte* data =
+                send.held ? area_.payload(send.owner, send.payload) : send.data.data();
             if (mapped_to != nullptr) {
                 std::memcpy(mapped_to, data, bytes);
                 return 0;
             }
-            return cross_memory(write_call, destination, data, to, bytes);
+            return cross_memory::write(destination, data, bytes, to);
         }
         block_.referenced_bytes.fetch_add(bytes, std::memory_order_relaxed);
         const pid_t source = pid_of(send.owner);
@@ -394,15 +371,14 @@ class Ghost {
                 return 0;
             }
             if (mapped_to != nullptr)
-                return cross_memory(::process_vm_readv, source, mapped_to, send.address, bytes);
-            return cross_memory(write_call, destination, mapped_from, to, bytes);
+                return cross_memory::read(source, mapped_to, bytes, send.address);
+            return cross_memory::write(destination, mapped_from, bytes, to);
         }
         for (std::size_t done = 0; done < bytes;) {
             const std::size_t piece = std::min(bytes - done, bounce_.size());
-            if (int err = cross_memory(::process_vm_readv, source, bounce_.data(),
-                                       send.address + done, piece))
+            if (int err = cross_memory::read(source, bounce_.data(), piece, send.address + done))
                 return err;
-            if (int err = cross_memory(write_call, destination, bounce_.data(), to + done, piece))
+            if (int err = cross_memory::write(destination, bounce_.data(), piece, to + done))
                 return err;
             done += piece;
         }

@@ -1,9 +1,7 @@
 #include "progress/ghost_client.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -357,16 +355,11 @@ bool GhostClient::ghosts_alive() {
     if (now - last_liveness_check_ < kLivenessPeriod) return true;
     last_liveness_check_ = now;
     for (int g = 0; g < shape_.ghosts; ++g) {
-        int& fd = ghost_pidfds_[static_cast<std::size_t>(g)];
         const node::GhostBlock& ghost = area_.ghost(g);
-        if (fd < 0) {
-            const int pid = ghost.pid.load(std::memory_order_acquire);
-            if (pid == 0) continue;  // not forked yet
-            fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-            if (fd < 0 && errno != ESRCH) continue;
-        }
-        pollfd exited{fd, POLLIN, 0};
-        if ((fd >= 0 && ::poll(&exited, 1, 0) != 1) || ghost.stop.load() != 0) continue;
+        if (!node_process_exited(ghost.pid.load(std::memory_order_acquire),
+                                 ghost_pidfds_[static_cast<std::size_t>(g)]) ||
+            ghost.stop.load() != 0)
+            continue;
         ghost_lost_ = true;
         log::error("ghost process {} (pid {}) died; the operations handed to it fail", g,
                    ghost.pid.load());

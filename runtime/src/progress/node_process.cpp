@@ -1,12 +1,15 @@
 #include "progress/node_process.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <ctime>
 #include <exception>
@@ -64,6 +67,17 @@ int fork_node_process(const NodeProcess& process, const std::function<void()>& b
     }
     trace::finish();
     ::_exit(0);
+}
+
+bool node_process_exited(int pid, int& pidfd) {
+    if (pidfd < 0) {
+        if (pid <= 0) return false;
+        pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+        // No such process: it died and its parent (a rank) already reaped it.
+        if (pidfd < 0) return errno == ESRCH;
+    }
+    pollfd exited{pidfd, POLLIN, 0};
+    return ::poll(&exited, 1, 0) == 1;
 }
 
 void reap_node_process(const char* name, int& pid, std::chrono::steady_clock::time_point deadline) {

@@ -37,6 +37,10 @@ struct ProcessPlacement {
 };
 std::vector<ProcessPlacement> place_node_processes(const node::Region& region, int count);
 
+// Whether node process `pid` (0: not forked yet) has exited. `pidfd` keeps
+// the pidfd it watches through (-1 until opened; the caller closes it).
+bool node_process_exited(int pid, int& pidfd);
+
 // Waits for the node process `pid` (asked to stop; `name` for messages) to exit, until
 // `deadline`, then kills it; reaps it either way and negates `pid` (a pid
 // already negated or 0 is left alone).

@@ -1,14 +1,11 @@
 #include "progress/smart.hpp"
 #include "progress/node_process.hpp"
 
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -306,15 +303,9 @@ void SmartProgress::run_interrupt_thread() {
 }
 
 void SmartProgress::check_helper_alive() {
-    if (helper_pidfd_ < 0) {
-        const int pid = helper_->pid.load(std::memory_order_acquire);
-        if (pid == 0) return;  // not forked yet
-        helper_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-        // No such process: it died and its parent (a rank) already reaped it.
-        if (helper_pidfd_ < 0 && errno != ESRCH) return;
-    }
-    pollfd exited{helper_pidfd_, POLLIN, 0};
-    if ((helper_pidfd_ >= 0 && ::poll(&exited, 1, 0) != 1) || helper_->stop.load() != 0) return;
+    if (!node_process_exited(helper_->pid.load(std::memory_order_acquire), helper_pidfd_) ||
+        helper_->stop.load() != 0)
+        return;
     helper_lost_.store(true, std::memory_order_relaxed);
     log::warn(
         "SmartInterrupts helper (pid {}) died; this rank continues without asynchronous "
