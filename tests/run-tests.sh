@@ -72,6 +72,14 @@ test_output() {
         /^<end of output>$/ { output = 0; next }
         output && current == name { print }' "$build/Testing/Temporary/LastTest.log"
 }
+# The same from the console, where --output-on-failure put a failed test's output
+# after its result line: the fallback if LastTest.log was replaced meanwhile.
+console_output() {
+    awk -v name="$1" '
+        /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / { grab = index($0, ": " name " ") > 0; next }
+        /^ *Start +[0-9]+: / { grab = 0; next }
+        grab { print }' "$log"
+}
 # The SKIP line each skipped test printed.
 skip_reason() { test_output "$1" | grep -m 1 SKIP; }
 # Failed tests, from the block after the totals; their output is repeated at the very end,
@@ -95,7 +103,9 @@ for line in "${missing[@]}"; do echo "  $line"; done
 for name in "${failed[@]}"; do
     echo
     echo "==== $name failed; the end of its output:"
-    test_output "$name" | grep -v "^-*$" | tail -n 40
+    output=$(test_output "$name")
+    [ -n "$output" ] || output=$(console_output "$name")
+    printf '%s\n' "${output:-(none found in the CTest logs)}" | grep -v "^-*$" | tail -n 40
 done
 
 if [ "$strict" = 1 ] && [ $((${#skipped[@]} + ${#missing[@]})) -gt 0 ]; then

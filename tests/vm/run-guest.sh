@@ -126,6 +126,11 @@ mkdir -p \$m$project 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose project \$m$project
 mkdir -p \$m$build 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=mmap build \$m$build
+# The guest's CTest runs keep their logs to themselves: written into the
+# host's \$build/Testing they would replace the LastTest.log of the host's run,
+# from which tests/run-tests.sh repeats each failed test's output.
+mkdir -p \$m$build/Testing
+mount -t tmpfs tmpfs \$m$build/Testing
 chroot \$m /bin/sh $here/guest.sh $run/guest-env.sh
 echo \$? >\$m$run/exit-status
 sync

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
 #include "api/win.hpp"
@@ -167,7 +168,6 @@ int free_keyval(const char* function, AttributeHost host, int* keyval) {
 // The values of the predefined communicator attributes; nullptr if keyval is
 // not one of them.
 const int* predefined_value(int keyval) {
-    static const int tag_ub = p2p::kMaxTag;
     static const int host = MPI_PROC_NULL;
     static const int io = MPI_ANY_SOURCE;  // every rank can do I/O
     static const int wtime_is_global = 0;
@@ -176,7 +176,7 @@ const int* predefined_value(int keyval) {
     static int last_used_code = 0;
     switch (keyval) {
         case MPI_TAG_UB:
-            return &tag_ub;
+            return &tag_rules().upper_bound;
         case MPI_HOST:
             return &host;
         case MPI_IO:

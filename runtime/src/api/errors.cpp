@@ -287,10 +287,28 @@ int Call::root(const Communicator& comm, int rank) {
                 describe_comm(comm), comm.size(), comm.size() - 1);
 }
 
+namespace {
+TagRules g_tag_rules;
+}  // namespace
+
+const TagRules& tag_rules() {
+    return g_tag_rules;
+}
+
+void set_tag_rules(const TagRules& rules) {
+    g_tag_rules = rules;
+}
+
 int Call::invalid_tag(int tag, const char* argument, bool receive) {
+    if (tag == MPI_ANY_TAG && receive)
+        return fail(MPI_ERR_TAG,
+                    "invalid {} MPI_ANY_TAG: SI_GHOST_MATCHING=tag encodes the receiver in the "
+                    "tag, so every receive names its tag (seed 003's wildcard_used=none); "
+                    "SI_GHOST_MATCHING=receiver or dup allow MPI_ANY_TAG",
+                    argument);
     return fail(MPI_ERR_TAG, "invalid {} {}: tags of a {} range from 0 to MPI_TAG_UB = {}{}",
-                argument, tag, receive ? "receive" : "send", p2p::kMaxTag,
-                receive ? ", or MPI_ANY_TAG" : "");
+                argument, tag, receive ? "receive" : "send", g_tag_rules.upper_bound,
+                receive && g_tag_rules.any_tag ? ", or MPI_ANY_TAG" : "");
 }
 
 int Call::null_argument(const char* argument) {

@@ -23,6 +23,16 @@
 
 namespace si::api {
 
+// The application's tags: MPI_TAG_UB, and whether receives may use
+// MPI_ANY_TAG. Both hold for the whole job; seed 003's tag encoding
+// (SI_GHOST_MATCHING=tag) narrows them at MPI_Init.
+struct TagRules {
+    int upper_bound = p2p::kMaxTag;
+    bool any_tag = true;
+};
+const TagRules& tag_rules();
+void set_tag_rules(const TagRules& rules);
+
 // Stores the message and returns a code that carries the class.
 int make_error_code(int error_class, std::string message);
 // Class of any code, or -1 if the code is not valid.
@@ -99,10 +109,13 @@ public:
     }
     int root(const Communicator& comm, int rank);
     int send_tag(int tag, const char* argument = "tag") {
-        return tag >= 0 && tag <= p2p::kMaxTag ? MPI_SUCCESS : invalid_tag(tag, argument, false);
+        return tag >= 0 && tag <= tag_rules().upper_bound ? MPI_SUCCESS
+                                                           : invalid_tag(tag, argument, false);
     }
     int receive_tag(int tag, const char* argument = "tag") {
-        if ((tag >= 0 && tag <= p2p::kMaxTag) || tag == MPI_ANY_TAG) return MPI_SUCCESS;
+        const TagRules& rules = tag_rules();
+        if ((tag >= 0 && tag <= rules.upper_bound) || (tag == MPI_ANY_TAG && rules.any_tag))
+            return MPI_SUCCESS;
         return invalid_tag(tag, argument, true);
     }
     int not_null(const void* pointer, const char* argument) {

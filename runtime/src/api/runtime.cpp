@@ -1,4 +1,5 @@
 #include "api/runtime.hpp"
+#include "api/errors.hpp"
 #include "api/win.hpp"
 
 #include <sched.h>
@@ -14,6 +15,7 @@
 #include "base/trace.hpp"
 #include "coll/collectives.hpp"
 #include "node/placement.hpp"
+#include "progress/ghost.hpp"
 #include "transport/shm/shm_transport.hpp"
 #include "transport/verbs/verbs_transport.hpp"
 
@@ -107,6 +109,7 @@ node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node:
     shape.cells_per_rank = std::bit_ceil(static_cast<std::uint32_t>(settings.ghost_cells));
     shape.payloads_per_rank = std::min<std::uint32_t>(shape.cells_per_rank, kGhostPayloadSlots);
     shape.inline_bytes = settings.ghost_threshold;
+    shape.matching = settings.ghost_matching;
     return shape;
 }
 
@@ -244,6 +247,10 @@ void Runtime::bring_up() {
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
     if (settings.progress == config::ProgressMode::ghost)
         ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality);
+    TagRules tags;
+    if (ghost && ghost_area.shape().matching == config::GhostMatching::tag)
+        tags = {p2p::kMaxTag >> progress::ghost_offset_bits(ghost_area.shape()), false};
+    set_tag_rules(tags);
 }
 
 // Before any runtime thread or helper exists, so that they start where the

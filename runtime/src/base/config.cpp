@@ -158,6 +158,18 @@ const std::vector<Knob>& table() {
          "rank until one is free, which can deadlock a program that posts more receives "
          "than this before the sends they wait for.",
          "progress", int_in_range(&Settings::ghost_cells, 2, 65536)},
+        {"SI_GHOST_MATCHING", "receiver|dup|tag", "receiver",
+         "SI_PROGRESS=ghost: how a ghost keeps apart the messages of the receivers it "
+         "serves. receiver: a matching queue per receiver. dup and tag: seed 003's two "
+         "strategies, one queue per ghost, with the receiver folded into the communicator "
+         "(dup: an internal communicator per receiver) or into the tag (tag: MPI_TAG_UB "
+         "shrinks by the bits that need, and MPI_ANY_TAG is refused, as the paper's "
+         "wildcard_used=none hint promises).",
+         "progress",
+         choice<GhostMatching>({{"receiver", GhostMatching::receiver},
+                                {"dup", GhostMatching::dup},
+                                {"tag", GhostMatching::tag}},
+                               &Settings::ghost_matching)},
         {"SI_IRB_ENTRIES", "count", "64",
          "SmartInterrupts: the receives of a rank that may ask a helper for help at once "
          "(its interrupt request buffer; rounded up to a multiple of 64, the first rank of a "

@@ -18,6 +18,9 @@ enum class WakeBackend { futex, kmod };
 enum class InterruptPlacement { helper, rank, any };
 enum class TransportChoice { automatic, shm, verbs };
 enum class Binding { automatic, none };
+// SI_GHOST_MATCHING (progress/ghost.hpp): how a ghost that serves several
+// receivers keeps their messages apart.
+enum class GhostMatching : unsigned char { receiver, dup, tag };
 
 // Collective algorithms (coll/select.cpp). automatic: the default table, by
 // message size and number of ranks; anything else: that algorithm for every
@@ -70,6 +73,7 @@ struct Settings {
     int ghosts = 1;
     std::size_t ghost_threshold = 8192;
     int ghost_cells = 4096;
+    GhostMatching ghost_matching = GhostMatching::receiver;
     WakeBackend wake = WakeBackend::futex;
     InterruptPlacement interrupt_placement = InterruptPlacement::helper;
     // SI_PROGRESS=pef: the watchdog's turns after a receive missed its RTS

@@ -12,12 +12,13 @@ struct GhostArea::Header {
     std::uint32_t cells_per_rank;
     std::uint32_t payloads_per_rank;
     std::uint64_t inline_bytes;
+    config::GhostMatching matching;
 };
 
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'4748'4f53'5453ULL;  // "SIGHOSTS"
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kHeaderBytes = 64;
 
 constexpr std::size_t round_up(std::size_t bytes) {
@@ -59,6 +60,7 @@ GhostArea GhostArea::create(const std::string& job_id, Shape shape) {
     h.cells_per_rank = shape.cells_per_rank;
     h.payloads_per_rank = shape.payloads_per_rank;
     h.inline_bytes = shape.inline_bytes;
+    h.matching = shape.matching;
     return area;
 }
 
@@ -79,7 +81,8 @@ GhostArea::Header& GhostArea::header() const {
 
 GhostArea::Shape GhostArea::shape() const {
     const Header& h = header();
-    return {h.local_size, h.ghosts, h.cells_per_rank, h.payloads_per_rank, h.inline_bytes};
+    return {h.local_size,        h.ghosts,       h.cells_per_rank,
+            h.payloads_per_rank, h.inline_bytes, h.matching};
 }
 
 GhostBlock& GhostArea::ghost(int index) const {

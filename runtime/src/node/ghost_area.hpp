@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/config.hpp"
 #include "base/shm_segment.hpp"
 
 namespace si::node {
@@ -95,6 +96,7 @@ struct alignas(64) GhostBlock {
     alignas(64) std::atomic<std::uint64_t> cells;  // cells it took from queues
     std::atomic<std::uint64_t> matches;            // sends matched with receives
     std::atomic<std::uint64_t> unexpected;         // sends that found no receive
+    std::atomic<std::uint64_t> scanned;            // entries matching passed over
     std::atomic<std::uint64_t> inline_bytes;       // copied from cells
     std::atomic<std::uint64_t> referenced_bytes;   // copied from the senders' memory
     std::atomic<std::uint64_t> single_copy_bytes;  // ... of which in one copy (shared blocks)
@@ -110,6 +112,7 @@ class GhostArea {
         std::uint32_t cells_per_rank = 0;  // a power of two
         std::uint32_t payloads_per_rank = 0;
         std::size_t inline_bytes = 0;  // room for data in each payload slot
+        config::GhostMatching matching = config::GhostMatching::receiver;
     };
 
     GhostArea() = default;

@@ -38,6 +38,21 @@ constexpr std::size_t kBounceBytes = std::size_t{256} << 10;
 // ghost no core.
 constexpr auto kIdlePolling = 1ms;
 
+// What a ghost matches on (ghost.hpp: SI_GHOST_MATCHING): the envelope, with
+// the receiver folded into the context or the tag when one domain serves
+// several receivers.
+struct Key {
+    std::uint32_t context = 0;
+    std::int32_t source = 0;  // or kGhostAnySource
+    std::int32_t tag = 0;     // or kGhostAnyTag
+};
+
+bool matches(const Key& receive, const Key& message) {
+    return receive.context == message.context &&
+           (receive.source == node::kGhostAnySource || receive.source == message.source) &&
+           (receive.tag == node::kGhostAnyTag || receive.tag == message.tag);
+}
+
 // A send the ghost took: still in its cell (`held`: a large or synchronous
 // one, whose sender waits), or with its small data copied out of a cell the
 // sender already got back.
@@ -46,9 +61,8 @@ struct Send {
     std::uint32_t cell = 0;
     std::int32_t payload = -1;  // its slot while held, if its data is in one
     bool held = true;
-    std::uint16_t context = 0;
-    std::int32_t rank = 0;
-    std::int32_t tag = 0;
+    Key key;
+    std::int32_t tag = 0;  // the sender's, which the receive's status reports
     std::uint64_t bytes = 0;
     std::uint64_t address = 0;  // referenced data in the sender's memory; 0: inline
     std::vector<std::byte> data;
@@ -116,21 +130,16 @@ class SharedMaps {
 struct Receive {
     int owner = 0;
     std::uint32_t cell = 0;
+    Key key;
 };
 
-// What one served receiver has pending: its receives no message matched
-// yet, in posting order, and the messages no receive matched yet, in
-// arrival order (per sender, sending order).
-struct Receiver {
+// A matching domain: the receives no message matched yet, in posting order,
+// and the messages no receive matched yet, in arrival order (per sender,
+// sending order). One per served receiver, or one for all of them.
+struct Domain {
     std::deque<Receive> posted;
     std::deque<Send> unexpected;
 };
-
-bool matches(const PostCell& receive, const Send& send) {
-    return receive.context == send.context &&
-           (receive.peer == node::kGhostAnySource || receive.peer == send.rank) &&
-           (receive.tag == node::kGhostAnyTag || receive.tag == send.tag);
-}
 
 class Ghost {
   public:
@@ -141,7 +150,10 @@ class Ghost {
           assignment_(assignment),
           block_(area.ghost(assignment.index)),
           shape_(area.shape()),
-          receivers_(static_cast<std::size_t>(shape_.local_size)),
+          domains_(shape_.matching == config::GhostMatching::receiver
+                       ? static_cast<std::size_t>(shape_.local_size)
+                       : 1),
+          offset_bits_(ghost_offset_bits(shape_)),
           bounce_(kBounceBytes),
           shared_(area, region),
           backend_(wake::make_backend(config::WakeBackend::futex)) {}
@@ -214,20 +226,58 @@ class Ghost {
             cancel(owner, cell);
         else
             message_sent(owner, index, cell);
+        block_.scanned.store(scanned_, std::memory_order_relaxed);
+    }
+
+    // Where messages to local rank `receiver` and its receives match.
+    Domain& domain(int receiver) {
+        return domains_.size() == 1 ? domains_.front()
+                                    : domains_[static_cast<std::size_t>(receiver)];
+    }
+
+    // The key of a receive posted by, or of a message to, local rank `receiver`.
+    Key key(std::uint16_t context, std::int32_t source, std::int32_t tag, int receiver) const {
+        const auto offset = static_cast<std::uint32_t>(ghost_offset(receiver, shape_.ghosts));
+        switch (shape_.matching) {
+            case config::GhostMatching::dup:
+                return {(std::uint32_t{context} << offset_bits_) | offset, source, tag};
+            case config::GhostMatching::tag:
+                // MPI_TAG_UB leaves the room, and the API refuses MPI_ANY_TAG.
+                if (tag == node::kGhostAnyTag) return {context, source, tag};
+                return {context, source,
+                        static_cast<std::int32_t>(
+                            (static_cast<std::uint32_t>(tag) << offset_bits_) | offset)};
+            case config::GhostMatching::receiver:
+                break;
+        }
+        return {context, source, tag};
+    }
+
+    // The first entry of `entries` that `found` accepts, counting the look.
+    template <typename Entries, typename Found>
+    auto find(Entries& entries, Found found) {
+        auto it = entries.begin();
+        for (; it != entries.end() && !found(*it); ++it) ++scanned_;
+        return it;
     }
 
     void message_sent(int owner, std::uint32_t index, PostCell& cell) {
         const bool inline_data = cell.payload >= 0;
-        Send send{owner,    index,        cell.payload,
-                  true,     cell.context, cell.rank,
-                  cell.tag, cell.bytes,   inline_data ? 0 : cell.address,
+        Send send{owner,
+                  index,
+                  cell.payload,
+                  true,
+                  key(cell.context, cell.rank, cell.tag, cell.peer),
+                  cell.tag,
+                  cell.bytes,
+                  inline_data ? 0 : cell.address,
                   {}};
-        Receiver& receiver = receivers_[static_cast<std::size_t>(cell.peer)];
-        for (auto it = receiver.posted.begin(); it != receiver.posted.end(); ++it) {
-            PostCell& receive = area_.cell(it->owner, it->cell);
-            if (!matches(receive, send)) continue;
+        Domain& domain = this->domain(cell.peer);
+        const auto it = find(
+            domain.posted, [&](const Receive& receive) { return matches(receive.key, send.key); });
+        if (it != domain.posted.end()) {
             const Receive taken = *it;
-            receiver.posted.erase(it);
+            domain.posted.erase(it);
             deliver(send, taken);
             return;
         }
@@ -241,36 +291,43 @@ class Ghost {
             send.held = false;
             finish(owner, cell);
         }
-        receiver.unexpected.push_back(std::move(send));
+        domain.unexpected.push_back(std::move(send));
+    }
+
+    // The first message of the domain that a receive of `cell`'s envelope
+    // posted by `owner` matches.
+    std::deque<Send>::iterator first_match(Domain& domain, const Key& receive) {
+        return find(domain.unexpected,
+                    [&](const Send& send) { return matches(receive, send.key); });
     }
 
     void receive_posted(int owner, std::uint32_t index, PostCell& cell) {
-        Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
-        for (auto it = receiver.unexpected.begin(); it != receiver.unexpected.end(); ++it) {
-            if (!matches(cell, *it)) continue;
+        Domain& domain = this->domain(owner);
+        const Receive receive{owner, index, key(cell.context, cell.peer, cell.tag, owner)};
+        const auto it = first_match(domain, receive.key);
+        if (it != domain.unexpected.end()) {
             const Send send = std::move(*it);
-            receiver.unexpected.erase(it);
-            deliver(send, Receive{owner, index});
+            domain.unexpected.erase(it);
+            deliver(send, receive);
             return;
         }
-        receiver.posted.push_back(Receive{owner, index});
+        domain.posted.push_back(receive);
     }
 
     // The first message a receive of the probe's envelope would match; a
     // matched probe takes it out of matching, under a number.
     void probe(int owner, PostCell& cell) {
-        Receiver& receiver = receivers_[static_cast<std::size_t>(owner)];
-        const auto it = std::find_if(receiver.unexpected.begin(), receiver.unexpected.end(),
-                                     [&](const Send& send) { return matches(cell, send); });
-        cell.result_found = it != receiver.unexpected.end() ? 1 : 0;
+        Domain& domain = this->domain(owner);
+        const auto it = first_match(domain, key(cell.context, cell.peer, cell.tag, owner));
+        cell.result_found = it != domain.unexpected.end() ? 1 : 0;
         if (cell.result_found != 0) {
-            cell.result_source = it->rank;
+            cell.result_source = it->key.source;
             cell.result_tag = it->tag;
             cell.result_bytes = it->bytes;
             if (cell.kind == node::CellKind::matched_probe) {
                 cell.peer = ++last_taken_;
                 taken_.emplace(cell.peer, std::move(*it));
-                receiver.unexpected.erase(it);
+                domain.unexpected.erase(it);
             }
         }
         cell.result_error = 0;
@@ -290,7 +347,7 @@ class Ghost {
         }
         const Send send = std::move(it->second);
         taken_.erase(it);
-        deliver(send, Receive{owner, index});
+        deliver(send, Receive{owner, index, {}});
     }
 
     // Takes back a receive or a held send no match took yet.
@@ -300,12 +357,12 @@ class Ghost {
         const bool receive = cancelled.kind == node::CellKind::receive;
         bool found = false;
         if (receive) {
-            auto& posted = receivers_[static_cast<std::size_t>(owner)].posted;
+            auto& posted = domain(owner).posted;
             found = std::erase_if(posted, [&](const Receive& r) {
                         return r.owner == owner && r.cell == target;
                     }) != 0;
         } else if (cancelled.peer >= 0 && cancelled.peer < shape_.local_size) {
-            auto& unexpected = receivers_[static_cast<std::size_t>(cancelled.peer)].unexpected;
+            auto& unexpected = domain(cancelled.peer).unexpected;
             found = std::erase_if(unexpected, [&](const Send& s) {
                         return s.held && s.owner == owner && s.cell == target;
                     }) != 0;
@@ -326,7 +383,7 @@ class Ghost {
         std::byte* slot = receive.payload >= 0 ? area_.payload(to.owner, receive.payload) : nullptr;
         const int err = copy(send, receive.address, bytes, to.owner, slot);
         receive.result_found = 0;
-        receive.result_source = send.rank;
+        receive.result_source = send.key.source;
         receive.result_tag = send.tag;
         receive.result_bytes = err == 0 ? bytes : 0;
         receive.result_error = err != 0 ? kErrOther : send.bytes > receive.bytes ? kErrTruncate : 0;
@@ -401,7 +458,11 @@ class Ghost {
     const GhostAssignment& assignment_;
     node::GhostBlock& block_;
     const node::GhostArea::Shape shape_;
-    std::vector<Receiver> receivers_;               // by local index; only served ones fill
+    // SI_GHOST_MATCHING=receiver: one per local rank (only served ones fill);
+    // dup and tag: one.
+    std::vector<Domain> domains_;
+    const int offset_bits_;
+    std::uint64_t scanned_ = 0;                     // entries matching looked at and passed over
     std::unordered_map<std::int32_t, Send> taken_;  // by matched probes, by number
     std::int32_t last_taken_ = 0;
     std::vector<std::byte> bounce_;

@@ -13,9 +13,18 @@
 // send then completes at once) or stays in the sender's memory until the
 // ghost copies it, with cross-memory attach, into the receiver's.
 //
+// SI_GHOST_MATCHING=dup and tag are seed 003's strategies instead, for a
+// ghost that is one MPI process with one matching queue: the ghost keeps one
+// domain for all its receivers and tells them apart by the communicator (an
+// internal one per receiver) or by the tag (the receiver's offset in its low
+// bits, which narrows MPI_TAG_UB and rules out MPI_ANY_TAG). Unlike the
+// paper's ghost, ours sees the sender's true rank, so wildcard receives need
+// no tag trick and report the right source in either.
+//
 // This file: the ghost's side. ghost_client.hpp: the rank's side.
 #pragma once
 
+#include <bit>
 #include <vector>
 
 #include "node/ghost_area.hpp"
@@ -32,6 +41,17 @@ struct GhostAssignment {
 // The ghost that serves local rank `local_index` as a receiver.
 inline int ghost_of(int local_index, int ghosts) {
     return local_index % ghosts;
+}
+
+// The receiver's place among the ranks its ghost serves (seed 003's offset),
+// and how many bits it takes: what SI_GHOST_MATCHING=dup adds to the
+// communicator and tag shifts into the tag's low bits.
+inline int ghost_offset(int local_index, int ghosts) {
+    return local_index / ghosts;
+}
+inline int ghost_offset_bits(const node::GhostArea::Shape& shape) {
+    const int most_served = (shape.local_size + shape.ghosts - 1) / shape.ghosts;
+    return std::bit_width(static_cast<unsigned>(most_served - 1));
 }
 
 // The ghost's main loop; returns when its block's stop flag is set.

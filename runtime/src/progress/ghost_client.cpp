@@ -433,6 +433,7 @@ std::vector<Counter> GhostClient::counters() const {
         out.emplace_back(prefix + "cells", ghost.cells.load());
         out.emplace_back(prefix + "matches", ghost.matches.load());
         out.emplace_back(prefix + "unexpected", ghost.unexpected.load());
+        out.emplace_back(prefix + "scanned", ghost.scanned.load());
         out.emplace_back(prefix + "inline_bytes", ghost.inline_bytes.load());
         out.emplace_back(prefix + "referenced_bytes", ghost.referenced_bytes.load());
         out.emplace_back(prefix + "single_copy_bytes", ghost.single_copy_bytes.load());

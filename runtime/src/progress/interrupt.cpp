@@ -72,6 +72,7 @@ void InterruptProgress::run() {
                 }
                 const int events = engine_.progress_before_sleep(armed);
                 lock.unlock();
+                if (events != 0) rechecks_with_work_.fetch_add(1, std::memory_order_relaxed);
                 return events == 0;
             });
         if (result != wake::SleepResult::woken || stop_.load()) continue;
@@ -97,6 +98,7 @@ std::vector<Counter> InterruptProgress::counters() const {
         {"wakeups", wakeups_.load()},
         {"futile_wakeups", futile_wakeups_.load()},
         {"locked_wakeups", locked_wakeups_.load()},
+        {"rechecks_with_work", rechecks_with_work_.load()},
     };
 }
 

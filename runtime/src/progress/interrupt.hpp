@@ -55,6 +55,9 @@ class InterruptProgress {
     // Woken while the application was inside MPI (the lock taken): the
     // thread waited for the lock, then made its pass.
     std::atomic<std::uint64_t> locked_wakeups_{0};
+    // The last look before a sleep found work, so the thread made progress
+    // without sleeping: a message that came while it was still awake.
+    std::atomic<std::uint64_t> rechecks_with_work_{0};
     std::thread thread_;
 };
 
