@@ -12,9 +12,10 @@ namespace si::harness {
 
 namespace {
 
-// This runtime's progression modes (README, SI_PROGRESS).
-constexpr std::array<std::string_view, 6> kSimpiModes = {"none", "thread", "interrupt", "pef",
-                                                         "smart", "ghost"};
+// This runtime's progression modes (README, SI_PROGRESS); ghost-dup and
+// ghost-tag are ghost with seed 003's matching strategies (SI_GHOST_MATCHING).
+constexpr std::array<std::string_view, 8> kSimpiModes = {
+    "none", "thread", "interrupt", "pef", "smart", "ghost", "ghost-dup", "ghost-tag"};
 
 }  // namespace
 
@@ -45,7 +46,7 @@ std::string Config::runtime_name() const {
 
 std::string valid_config_names() {
     return "simpi-none, simpi-thread, simpi-interrupt, simpi-pef, simpi-smart (one per helper "
-           "count), simpi-smart-hN, simpi-ghost, mpich, mpich-async, openmpi, openmpi-async";
+           "count), simpi-smart-hN, simpi-ghost, simpi-ghost-dup, simpi-ghost-tag, mpich, mpich-async, openmpi, openmpi-async";
 }
 
 Config parse_config(std::string_view name) {
@@ -113,9 +114,7 @@ bool config_name_less(std::string_view a, std::string_view b) {
             } catch (const std::invalid_argument&) {
                 helpers = 0;
             }
-        } else if (name == "simpi-ghost")
-            group = 5;
-        else if (name.starts_with("simpi-"))
+        } else if (name.starts_with("simpi-"))
             group = 5;
         else if (name == "mpich")
             group = 6;

@@ -20,6 +20,11 @@ EnvList config_env(const Config& config) {
     EnvList env;
     switch (config.runtime) {
         case Runtime::simpi:
+            if (config.mode.starts_with("ghost-")) {
+                env.emplace_back("SI_PROGRESS", "ghost");
+                env.emplace_back("SI_GHOST_MATCHING", config.mode.substr(6));
+                break;
+            }
             env.emplace_back("SI_PROGRESS", config.mode);
             if (config.mode == "smart")
                 env.emplace_back("SI_HELPERS", std::to_string(config.helpers));

@@ -37,6 +37,8 @@ constexpr std::size_t kBounceBytes = std::size_t{256} << 10;
 // sleeps until a rank rings it: a burst of messages costs no wake-up, an idle
 // ghost no core.
 constexpr auto kIdlePolling = 1ms;
+// Empty passes between two yields while it polls.
+constexpr int kPassesBeforeYield = 32;
 
 // What a ghost matches on (ghost.hpp: SI_GHOST_MATCHING): the envelope, with
 // the receiver folded into the context or the tag when one domain serves
@@ -165,9 +167,17 @@ class Ghost {
             return block_.stop.load() == 0 && !anything_queued();
         };
         auto last_cell = std::chrono::steady_clock::now();
+        int empty_passes = 0;
         while (block_.stop.load(std::memory_order_acquire) == 0) {
             if (drain()) {
+                empty_passes = 0;
                 last_cell = std::chrono::steady_clock::now();
+                continue;
+            }
+            // A few passes back to back first: a yield is a system call,
+            // which a ghost with a core of its own would pay on every cell.
+            if (++empty_passes % kPassesBeforeYield != 0) {
+                cpu_relax();
                 continue;
             }
             if (std::chrono::steady_clock::now() - last_cell < kIdlePolling) {

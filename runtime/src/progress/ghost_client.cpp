@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -317,9 +318,11 @@ std::optional<std::uint32_t> GhostClient::acquire_cell(bool for_send) {
     const std::uint32_t cap =
         shape_.cells_per_rank - std::max<std::uint32_t>(1, shape_.cells_per_rank / 4);
     std::uint32_t& in_use = for_send ? send_cells_ : receive_cells_;
-    // A send would rather have a payload slot too.
-    if (in_use >= cap || free_cells_.empty() || (for_send && free_payloads_.empty()))
-        reclaim_detached_cells();
+    // Completed sends hold cells and payload slots until the ghost is done
+    // with them; taking them back at every posting keeps the slots for small
+    // receives too (which take one only while half are free: without a
+    // slot the ghost writes into the rank with a system call).
+    reclaim_detached_cells();
     if (in_use >= cap || free_cells_.empty()) return std::nullopt;
     const std::uint32_t index = free_cells_.back();
     free_cells_.pop_back();
@@ -351,7 +354,12 @@ void GhostClient::post(std::uint32_t index, int ghost) {
 
 bool GhostClient::ghosts_alive() {
     if (ghost_lost_) return false;
-    const auto now = std::chrono::steady_clock::now();
+    // Called at every pass that finds an operation unfinished: a coarse
+    // clock (a few milliseconds' resolution) is enough and costs a fraction
+    // of the precise one.
+    timespec coarse{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &coarse);
+    const auto now = std::chrono::seconds(coarse.tv_sec) + std::chrono::nanoseconds(coarse.tv_nsec);
     if (now - last_liveness_check_ < kLivenessPeriod) return true;
     last_liveness_check_ = now;
     for (int g = 0; g < shape_.ghosts; ++g) {

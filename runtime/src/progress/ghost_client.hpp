@@ -118,7 +118,7 @@ class GhostClient {
     std::deque<GhostOperation*> receives_waiting_;
     std::vector<std::uint64_t> queue_heads_;  // per ghost, this rank's queue
     std::vector<int> ghost_pidfds_;           // -1: not opened yet
-    std::chrono::steady_clock::time_point last_liveness_check_{};
+    std::chrono::nanoseconds last_liveness_check_{};  // CLOCK_MONOTONIC_COARSE
     std::mutex shared_mutex_;  // the rank's shared blocks
     std::uint64_t shared_generation_ = 0;
     bool ghost_lost_ = false;

@@ -10,13 +10,16 @@
 namespace si::harness {
 namespace {
 
-PlannedRun smart_run(const std::string& launcher) {
+PlannedRun planned_run(const std::string& config, const std::string& launcher) {
     const Profile profile = parse_profile_text(
-        "[[study]]\nname = \"o\"\nbenchmark = \"overlap\"\nconfigs = [\"simpi-smart\"]\n"
-        "launcher = \"" +
-            launcher + "\"\n",
+        "[[study]]\nname = \"o\"\nbenchmark = \"overlap\"\nconfigs = [\"" + config +
+            "\"]\nlauncher = \"" + launcher + "\"\n",
         "t.toml");
     return expand_matrix(profile).at(0);
+}
+
+PlannedRun smart_run(const std::string& launcher) {
+    return planned_run("simpi-smart", launcher);
 }
 
 bool has_env(const Command& command, const std::string& key, const std::string& value) {
@@ -39,6 +42,19 @@ TEST(SibenchLaunch, ThisRuntimeUnderSirunOrHydra) {
     EXPECT_NE(
         missing_reason(smart_run("hydra"), LaunchSite{"/b/bin", "", ""}).find("mpiexec.hydra"),
         std::string::npos);
+}
+
+TEST(SibenchLaunch, GhostMatchingStrategiesSetTheirKnob) {
+    const LaunchSite site{"/b/bin", "", ""};
+    const Command plain = local_command(planned_run("simpi-ghost", "sirun"), site, "x.csv");
+    EXPECT_TRUE(has_env(plain, "SI_PROGRESS", "ghost")) << plain.display();
+    for (const std::string strategy : {"dup", "tag"}) {
+        const PlannedRun run = planned_run("simpi-ghost-" + strategy, "sirun");
+        EXPECT_EQ(run.config.name(), "simpi-ghost-" + strategy);
+        const Command command = local_command(run, site, "x.csv");
+        EXPECT_TRUE(has_env(command, "SI_PROGRESS", "ghost")) << command.display();
+        EXPECT_TRUE(has_env(command, "SI_GHOST_MATCHING", strategy)) << command.display();
+    }
 }
 
 TEST(SibenchLaunch, UnknownLauncherIsRefused) {
