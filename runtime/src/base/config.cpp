@@ -153,10 +153,10 @@ const std::vector<Knob>& table() {
              return std::nullopt;
          }},
         {"SI_GHOST_CELLS", "count", "4096",
-         "SI_PROGRESS=ghost: post cells per rank (64 bytes each), the sends and receives it "
-         "may have handed to ghosts at once (rounded up to a power of two); more wait in the "
-         "rank until one is free, which can deadlock a program that posts more receives "
-         "than this before the sends they wait for.",
+         "SI_PROGRESS=ghost: post cells per rank (64 bytes each, rounded up to a power of "
+         "two). Operations that wait for a match hold at most three quarters of them until "
+         "the ghost answers; more go in overflow cells, which the ghost gives back at once "
+         "and answers through a completion ring, so any number may be outstanding.",
          "progress", int_in_range(&Settings::ghost_cells, 2, 65536)},
         {"SI_GHOST_MATCHING", "receiver|dup|tag", "receiver",
          "SI_PROGRESS=ghost: how a ghost keeps apart the messages of the receivers it "

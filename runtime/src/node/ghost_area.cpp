@@ -18,7 +18,7 @@ struct GhostArea::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'4748'4f53'5453ULL;  // "SIGHOSTS"
-constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kVersion = 4;
 constexpr std::size_t kHeaderBytes = 64;
 
 constexpr std::size_t round_up(std::size_t bytes) {
@@ -43,12 +43,13 @@ GhostArea GhostArea::create(const std::string& job_id, Shape shape) {
     const std::size_t queue =
         sizeof(PostQueue) + round_up(sizeof(std::uint32_t) * shape.cells_per_rank);
     const auto ranks = static_cast<std::size_t>(shape.local_size);
-    const std::size_t bytes = kHeaderBytes +
-                              sizeof(GhostBlock) * static_cast<std::size_t>(shape.ghosts) +
-                              queue * ranks * static_cast<std::size_t>(shape.ghosts) +
-                              sizeof(PostCell) * ranks * shape.cells_per_rank +
-                              round_up(shape.inline_bytes) * ranks * shape.payloads_per_rank +
-                              sizeof(SharedBlock) * kSharedBlocks * ranks;
+    const std::size_t bytes =
+        kHeaderBytes + sizeof(GhostBlock) * static_cast<std::size_t>(shape.ghosts) +
+        queue * ranks * static_cast<std::size_t>(shape.ghosts) +
+        sizeof(PostCell) * ranks * shape.cells_per_rank +
+        round_up(shape.inline_bytes) * ranks * shape.payloads_per_rank +
+        sizeof(SharedBlock) * kSharedBlocks * ranks +
+        sizeof(CompletionRing) * static_cast<std::size_t>(shape.ghosts) * ranks;
     GhostArea area;
     area.segment_ = SharedSegment::create(SharedSegment::name_for(job_id, "ghosts"), bytes);
     // Zero-filled: every cell free, every queue empty, every wake word running.
@@ -123,6 +124,13 @@ SharedBlock* GhostArea::shared_blocks(int local_index) const {
     auto* base = reinterpret_cast<SharedBlock*>(
         payload(h.local_size - 1, static_cast<std::int32_t>(h.payloads_per_rank)));
     return base + static_cast<std::size_t>(local_index) * kSharedBlocks;
+}
+
+CompletionRing& GhostArea::completions(int ghost, int local_index) const {
+    const Header& h = header();
+    auto* base = reinterpret_cast<CompletionRing*>(shared_blocks(h.local_size));
+    return base[static_cast<std::size_t>(ghost) * static_cast<std::size_t>(h.local_size) +
+                static_cast<std::size_t>(local_index)];
 }
 
 }  // namespace si::node

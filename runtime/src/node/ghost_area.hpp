@@ -13,6 +13,13 @@
 // takes a lock; a queue has room for every cell of its rank, so a push never
 // finds it full.
 //
+// A rank keeps only so many operations in cells until the ghost completes
+// them (three quarters of its cells per kind: ghost_client.hpp). Beyond
+// that, a cell only carries an operation to the ghost (an overflow cell):
+// the ghost copies what it needs, gives the cell back at once, and answers
+// in the rank's completion ring from it, so that the number of receives a
+// rank may have posted has no limit, as MPI requires.
+//
 // A rank also lists here the memory it got from MPI_Alloc_mem, which in this
 // mode is a memory file the ghosts can map (SharedBlock): a message between
 // two such buffers is one memcpy in the ghost, and one with either end there
@@ -20,7 +27,8 @@
 //
 // Layout: Header | GhostBlock x ghosts | queues (local ranks x ghosts) |
 //         cells (local ranks x cells per rank) | payload slots (local ranks x
-//         slots per rank) | shared blocks (local ranks x kSharedBlocks).
+//         slots per rank) | shared blocks (local ranks x kSharedBlocks) |
+//         completion rings (ghosts x local ranks).
 #pragma once
 
 #include <atomic>
@@ -49,7 +57,7 @@ enum class CellKind : std::uint8_t { send, receive, probe, cancel, matched_probe
 struct alignas(64) PostCell {
     std::atomic<std::uint32_t> state;  // CellState
     CellKind kind;
-    std::uint8_t synchronous;  // a send that completes only once matched
+    std::uint8_t flags;  // kCellSynchronous, kCellOverflow
     std::uint16_t context;
     std::int32_t peer;
     std::int32_t rank;
@@ -60,11 +68,35 @@ struct alignas(64) PostCell {
     // A receive's status, written by the ghost before `state` says done.
     std::int32_t result_source;
     std::int32_t result_tag;
-    std::int32_t result_error;  // an MPI error class
-    std::int32_t result_found;  // a probe's answer; for any other, 1 if cancelled
-    std::uint64_t result_bytes;
+    std::int32_t result_error;   // an MPI error class
+    std::int32_t result_found;   // a probe's answer; for any other, 1 if cancelled
+    std::uint64_t result_bytes;  // an overflow cell's: its token, until the ghost took it
 };
 static_assert(sizeof(PostCell) == 64);
+inline constexpr std::uint8_t kCellSynchronous = 1;  // a send that completes only once matched
+inline constexpr std::uint8_t kCellOverflow = 2;     // answered in the completion ring
+
+// The answer to an overflow cell's operation, by its token: the fields a
+// cell's result_* would have held, and a matched probe's message number.
+struct CompletionEntry {
+    std::uint64_t token;
+    std::uint64_t bytes;
+    std::int32_t source;
+    std::int32_t tag;
+    std::int32_t error;
+    std::int32_t found;
+    std::int32_t taken;
+    std::int32_t unused;
+};
+inline constexpr std::uint32_t kCompletionEntries = 256;
+
+// One ghost's completions to one rank: the ghost writes `head`, the rank
+// `tail`. A full ring makes the ghost keep its answers until there is room.
+struct alignas(64) CompletionRing {
+    std::atomic<std::uint64_t> head;
+    alignas(64) std::atomic<std::uint64_t> tail;
+    CompletionEntry entries[kCompletionEntries];
+};
 inline constexpr std::int32_t kGhostAnySource = -1;
 inline constexpr std::int32_t kGhostAnyTag = -1;
 
@@ -97,6 +129,7 @@ struct alignas(64) GhostBlock {
     std::atomic<std::uint64_t> matches;            // sends matched with receives
     std::atomic<std::uint64_t> unexpected;         // sends that found no receive
     std::atomic<std::uint64_t> scanned;            // entries matching passed over
+    std::atomic<std::uint64_t> backlogged;         // answers a full completion ring held back
     std::atomic<std::uint64_t> inline_bytes;       // copied from cells
     std::atomic<std::uint64_t> referenced_bytes;   // copied from the senders' memory
     std::atomic<std::uint64_t> single_copy_bytes;  // ... of which in one copy (shared blocks)
@@ -129,6 +162,7 @@ class GhostArea {
     PostCell& cell(int local_index, std::uint32_t index) const;
     std::byte* payload(int local_index, std::int32_t slot) const;
     SharedBlock* shared_blocks(int local_index) const;  // kSharedBlocks of them
+    CompletionRing& completions(int ghost, int local_index) const;
 
   private:
     struct Header;

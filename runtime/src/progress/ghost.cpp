@@ -1,8 +1,6 @@
 #include "progress/ghost.hpp"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +9,13 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "base/cpu.hpp"
 #include "base/cross_memory.hpp"
 #include "base/log.hpp"
+#include "progress/ghost_shared_maps.hpp"
 #include "progress/node_process.hpp"
 #include "wake/backends.hpp"
 #include "wake/wake_word.hpp"
@@ -55,12 +55,33 @@ bool matches(const Key& receive, const Key& message) {
            (receive.tag == node::kGhostAnyTag || receive.tag == message.tag);
 }
 
+// Where an operation's answer goes: into its cell, or, for an overflow
+// cell (node/ghost_area.hpp), into its owner's completion ring under its token.
+struct Origin {
+    int owner = 0;
+    std::uint32_t cell = 0;
+    std::uint64_t token = 0;  // 0: the cell
+
+    bool operator==(const Origin&) const = default;
+};
+
+// What the ghost answers: a receive's or a probe's status, an error class,
+// `found` (a probe's answer; for any other operation, cancelled) and a
+// matched probe's message number.
+struct Answer {
+    std::int32_t source = 0;
+    std::int32_t tag = 0;
+    std::int32_t error = 0;
+    std::int32_t found = 0;
+    std::int32_t taken = 0;
+    std::uint64_t bytes = 0;
+};
+
 // A send the ghost took: still in its cell (`held`: a large or synchronous
 // one, whose sender waits), or with its small data copied out of a cell the
 // sender already got back.
 struct Send {
-    int owner = 0;
-    std::uint32_t cell = 0;
+    Origin origin;
     std::int32_t payload = -1;  // its slot while held, if its data is in one
     bool held = true;
     Key key;
@@ -70,69 +91,13 @@ struct Send {
     std::vector<std::byte> data;
 };
 
-// The ghost's mappings of the ranks' shared blocks (MPI_Alloc_mem memory),
-// made when a message first touches one and remade when its entry's
-// generation changed.
-class SharedMaps {
-  public:
-    SharedMaps(const node::GhostArea& area, const node::Region& region)
-        : area_(area),
-          region_(region),
-          maps_(static_cast<std::size_t>(area.shape().local_size) * node::kSharedBlocks) {}
-    ~SharedMaps() {
-        for (const Map& map : maps_)
-            if (map.base != nullptr) ::munmap(map.base, map.bytes);
-    }
-    SharedMaps(const SharedMaps&) = delete;
-    SharedMaps& operator=(const SharedMaps&) = delete;
-
-    // Where [address, address + bytes) of local rank `rank` is mapped here,
-    // or null if it is not in one of its shared blocks.
-    std::byte* find(int rank, std::uint64_t address, std::size_t bytes) {
-        node::SharedBlock* blocks = area_.shared_blocks(rank);
-        for (std::size_t i = 0; i < node::kSharedBlocks; ++i) {
-            const std::uint64_t generation = blocks[i].generation.load(std::memory_order_acquire);
-            if (generation == 0 || address < blocks[i].address ||
-                address + bytes > blocks[i].address + blocks[i].bytes)
-                continue;
-            Map& map = maps_[static_cast<std::size_t>(rank) * node::kSharedBlocks + i];
-            if (map.generation != generation && !remap(map, rank, blocks[i], generation))
-                return nullptr;
-            return map.base + (address - blocks[i].address);
-        }
-        return nullptr;
-    }
-
-  private:
-    struct Map {
-        std::uint64_t generation = 0;
-        std::byte* base = nullptr;
-        std::size_t bytes = 0;
-    };
-
-    bool remap(Map& map, int rank, const node::SharedBlock& block, std::uint64_t generation) {
-        if (map.base != nullptr) ::munmap(map.base, map.bytes);
-        map = Map{};
-        const std::string path =
-            fmt::format("/proc/{}/fd/{}", region_.rank_block(rank).pid, block.fd);
-        const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-        if (fd < 0) return false;
-        void* memory = ::mmap(nullptr, block.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ::close(fd);
-        if (memory == MAP_FAILED) return false;
-        map = Map{generation, static_cast<std::byte*>(memory), block.bytes};
-        return true;
-    }
-
-    const node::GhostArea& area_;
-    const node::Region& region_;
-    std::vector<Map> maps_;  // per rank, per entry
-};
-
+// A receive the ghost took, with what it needs of its cell.
 struct Receive {
-    int owner = 0;
-    std::uint32_t cell = 0;
+    Origin origin;
     Key key;
+    std::uint64_t address = 0;
+    std::uint64_t capacity = 0;
+    std::int32_t payload = -1;  // a small receive's slot, which its rank copies out of
 };
 
 // A matching domain: the receives no message matched yet, in posting order,
@@ -156,6 +121,7 @@ class Ghost {
                        ? static_cast<std::size_t>(shape_.local_size)
                        : 1),
           offset_bits_(ghost_offset_bits(shape_)),
+          backlog_(static_cast<std::size_t>(shape_.local_size)),
           bounce_(kBounceBytes),
           shared_(area, region),
           backend_(wake::make_backend(config::WakeBackend::futex)) {}
@@ -169,6 +135,7 @@ class Ghost {
         auto last_cell = std::chrono::steady_clock::now();
         int empty_passes = 0;
         while (block_.stop.load(std::memory_order_acquire) == 0) {
+            if (backlogged_ != 0) flush_backlog();
             if (drain()) {
                 empty_passes = 0;
                 last_cell = std::chrono::steady_clock::now();
@@ -180,7 +147,9 @@ class Ghost {
                 cpu_relax();
                 continue;
             }
-            if (std::chrono::steady_clock::now() - last_cell < kIdlePolling) {
+            // Answers held back for a full completion ring go out as its rank
+            // makes room, which rings no bell: the ghost polls until then.
+            if (backlogged_ != 0 || std::chrono::steady_clock::now() - last_cell < kIdlePolling) {
                 // Without a core of its own, the ghost shares the ranks'
                 // cores: a rank woken on this one (its operation complete)
                 // must not wait for the end of our time slice.
@@ -226,16 +195,25 @@ class Ghost {
     void take(int owner, std::uint32_t index) {
         block_.cells.fetch_add(1, std::memory_order_relaxed);
         PostCell& cell = area_.cell(owner, index);
+        const bool overflow = (cell.flags & node::kCellOverflow) != 0;
+        const Origin origin{owner, index, overflow ? cell.result_bytes : 0};
         if (cell.kind == node::CellKind::receive)
-            receive_posted(owner, index, cell);
+            receive_posted(origin, cell);
         else if (cell.kind == node::CellKind::probe || cell.kind == node::CellKind::matched_probe)
-            probe(owner, cell);
+            probe(origin, cell);
         else if (cell.kind == node::CellKind::matched_receive)
-            matched_receive(owner, index, cell);
+            matched_receive(origin, cell);
         else if (cell.kind == node::CellKind::cancel)
-            cancel(owner, cell);
+            cancel(origin, cell);
         else
-            message_sent(owner, index, cell);
+            message_sent(origin, cell);
+        // Everything is copied out of an overflow cell: its rank may reuse it,
+        // and may be waiting for it (every cell in transit).
+        if (overflow) {
+            cell.state.store(static_cast<std::uint32_t>(CellState::done),
+                             std::memory_order_release);
+            ring_owner(owner);
+        }
         block_.scanned.store(scanned_, std::memory_order_relaxed);
     }
 
@@ -271,10 +249,9 @@ class Ghost {
         return it;
     }
 
-    void message_sent(int owner, std::uint32_t index, PostCell& cell) {
+    void message_sent(const Origin& origin, const PostCell& cell) {
         const bool inline_data = cell.payload >= 0;
-        Send send{owner,
-                  index,
+        Send send{origin,
                   cell.payload,
                   true,
                   key(cell.context, cell.rank, cell.tag, cell.peer),
@@ -295,11 +272,11 @@ class Ghost {
         // Small data leaves the cell, so that the sender gets it back: a
         // sender's cells must not run out on messages its peers have not
         // asked for yet (each could be waiting for a receive it cannot post).
-        if (inline_data && cell.synchronous == 0) {
-            const std::byte* data = area_.payload(owner, cell.payload);
+        if (inline_data && (cell.flags & node::kCellSynchronous) == 0) {
+            const std::byte* data = area_.payload(origin.owner, cell.payload);
             send.data.assign(data, data + cell.bytes);
             send.held = false;
-            finish(owner, cell);
+            reply(origin, {});
         }
         domain.unexpected.push_back(std::move(send));
     }
@@ -311,9 +288,10 @@ class Ghost {
                     [&](const Send& send) { return matches(receive, send.key); });
     }
 
-    void receive_posted(int owner, std::uint32_t index, PostCell& cell) {
-        Domain& domain = this->domain(owner);
-        const Receive receive{owner, index, key(cell.context, cell.peer, cell.tag, owner)};
+    void receive_posted(const Origin& origin, const PostCell& cell) {
+        Domain& domain = this->domain(origin.owner);
+        const Receive receive{origin, key(cell.context, cell.peer, cell.tag, origin.owner),
+                              cell.address, cell.bytes, cell.payload};
         const auto it = first_match(domain, receive.key);
         if (it != domain.unexpected.end()) {
             const Send send = std::move(*it);
@@ -326,90 +304,81 @@ class Ghost {
 
     // The first message a receive of the probe's envelope would match; a
     // matched probe takes it out of matching, under a number.
-    void probe(int owner, PostCell& cell) {
-        Domain& domain = this->domain(owner);
-        const auto it = first_match(domain, key(cell.context, cell.peer, cell.tag, owner));
-        cell.result_found = it != domain.unexpected.end() ? 1 : 0;
-        if (cell.result_found != 0) {
-            cell.result_source = it->key.source;
-            cell.result_tag = it->tag;
-            cell.result_bytes = it->bytes;
+    void probe(const Origin& origin, const PostCell& cell) {
+        Domain& domain = this->domain(origin.owner);
+        const auto it = first_match(domain, key(cell.context, cell.peer, cell.tag, origin.owner));
+        Answer answer;
+        if (it != domain.unexpected.end()) {
+            answer = {it->key.source, it->tag, 0, 1, 0, it->bytes};
             if (cell.kind == node::CellKind::matched_probe) {
-                cell.peer = ++last_taken_;
-                taken_.emplace(cell.peer, std::move(*it));
+                answer.taken = ++last_taken_;
+                taken_.emplace(answer.taken, std::move(*it));
                 domain.unexpected.erase(it);
             }
         }
-        cell.result_error = 0;
-        finish(owner, cell);
+        reply(origin, answer);
     }
 
     // The receive of a message a matched probe took.
-    void matched_receive(int owner, std::uint32_t index, PostCell& cell) {
+    void matched_receive(const Origin& origin, const PostCell& cell) {
         const auto it = taken_.find(cell.peer);
         if (it == taken_.end()) {
             log::error("ghost {}: rank {} receives message {}, which no matched probe took",
-                       assignment_.index, world_rank_of(owner), cell.peer);
-            cell.result_error = kErrOther;
-            cell.result_bytes = 0;
-            finish(owner, cell);
+                       assignment_.index, world_rank_of(origin.owner), cell.peer);
+            reply(origin, {.error = kErrOther});
             return;
         }
         const Send send = std::move(it->second);
         taken_.erase(it);
-        deliver(send, Receive{owner, index, {}});
+        deliver(send, Receive{origin, {}, cell.address, cell.bytes, cell.payload});
     }
 
-    // Takes back a receive or a held send no match took yet.
-    void cancel(int owner, PostCell& cell) {
-        const auto target = static_cast<std::uint32_t>(cell.peer);
-        PostCell& cancelled = area_.cell(owner, target);
-        const bool receive = cancelled.kind == node::CellKind::receive;
-        bool found = false;
-        if (receive) {
-            auto& posted = domain(owner).posted;
-            found = std::erase_if(posted, [&](const Receive& r) {
-                        return r.owner == owner && r.cell == target;
-                    }) != 0;
-        } else if (cancelled.peer >= 0 && cancelled.peer < shape_.local_size) {
-            auto& unexpected = domain(cancelled.peer).unexpected;
-            found = std::erase_if(unexpected, [&](const Send& s) {
-                        return s.held && s.owner == owner && s.cell == target;
-                    }) != 0;
+    // Takes back a receive or a held send no match took yet. The cancel
+    // cell names it: its cell in `peer` and its token in `address` (0: it
+    // answers in its cell), and in `rank` a send's receiver (-1: a receive).
+    void cancel(const Origin& origin, const PostCell& cell) {
+        const Origin target{origin.owner, static_cast<std::uint32_t>(cell.peer), cell.address};
+        std::optional<Origin> found;
+        if (cell.rank < 0) {
+            auto& posted = domain(origin.owner).posted;
+            const auto it = std::find_if(posted.begin(), posted.end(),
+                                         [&](const Receive& r) { return r.origin == target; });
+            if (it != posted.end()) {
+                found = it->origin;
+                posted.erase(it);
+            }
+        } else if (cell.rank < shape_.local_size) {
+            auto& unexpected = domain(cell.rank).unexpected;
+            const auto it = std::find_if(unexpected.begin(), unexpected.end(), [&](const Send& s) {
+                return s.held && s.origin == target;
+            });
+            if (it != unexpected.end()) {
+                found = it->origin;
+                unexpected.erase(it);
+            }
         }
-        if (found) {
-            cancelled.result_found = 1;
-            finish(owner, cancelled);
-        }
-        finish(owner, cell);
+        if (found) reply(*found, {.found = 1});
+        reply(origin, {});
     }
 
     // Copies a matched message into its receive and completes both.
-    void deliver(const Send& send, Receive to) {
+    void deliver(const Send& send, const Receive& to) {
         block_.matches.fetch_add(1, std::memory_order_relaxed);
-        PostCell& receive = area_.cell(to.owner, to.cell);
-        const std::size_t bytes = std::min(send.bytes, receive.bytes);
-        // A small receive has a payload slot the rank copies out of.
-        std::byte* slot = receive.payload >= 0 ? area_.payload(to.owner, receive.payload) : nullptr;
-        const int err = copy(send, receive.address, bytes, to.owner, slot);
-        receive.result_found = 0;
-        receive.result_source = send.key.source;
-        receive.result_tag = send.tag;
-        receive.result_bytes = err == 0 ? bytes : 0;
-        receive.result_error = err != 0 ? kErrOther : send.bytes > receive.bytes ? kErrTruncate : 0;
+        const int sender = send.origin.owner;
+        const int receiver = to.origin.owner;
+        const std::size_t bytes = std::min(send.bytes, to.capacity);
+        std::byte* slot = to.payload >= 0 ? area_.payload(receiver, to.payload) : nullptr;
+        const int err = copy(send, to.address, bytes, receiver, slot);
         if (err != 0)
             log::error(
                 "ghost {}: moving {} bytes from rank {} (pid {}) to rank {} (pid {}) failed: "
                 "{}{}",
-                assignment_.index, bytes, world_rank_of(send.owner), pid_of(send.owner),
-                world_rank_of(to.owner), pid_of(to.owner), std::strerror(err),
+                assignment_.index, bytes, world_rank_of(sender), pid_of(sender),
+                world_rank_of(receiver), pid_of(receiver), std::strerror(err),
                 err == ESRCH ? " (one of them has died)" : "");
-        finish(to.owner, receive);
-        if (send.held) {
-            PostCell& sent = area_.cell(send.owner, send.cell);
-            sent.result_found = 0;
-            finish(send.owner, sent);
-        }
+        const int error = err != 0 ? kErrOther : send.bytes > to.capacity ? kErrTruncate : 0;
+        reply(to.origin, {send.key.source, send.tag, error, 0, 0, err == 0 ? bytes : 0});
+        if (send.held) reply(send.origin, {});
     }
 
     // One copy where the ghost maps either end (a shared block, or the
@@ -421,7 +390,7 @@ class Ghost {
         if (send.address == 0) {
             block_.inline_bytes.fetch_add(bytes, std::memory_order_relaxed);
             const std::byte* data =
-                send.held ? area_.payload(send.owner, send.payload) : send.data.data();
+                send.held ? area_.payload(send.origin.owner, send.payload) : send.data.data();
             if (mapped_to != nullptr) {
                 std::memcpy(mapped_to, data, bytes);
                 return 0;
@@ -429,8 +398,8 @@ class Ghost {
             return cross_memory::write(destination, data, bytes, to);
         }
         block_.referenced_bytes.fetch_add(bytes, std::memory_order_relaxed);
-        const pid_t source = pid_of(send.owner);
-        std::byte* mapped_from = shared_.find(send.owner, send.address, bytes);
+        const pid_t source = pid_of(send.origin.owner);
+        std::byte* mapped_from = shared_.find(send.origin.owner, send.address, bytes);
         if (mapped_from != nullptr || mapped_to != nullptr) {
             block_.single_copy_bytes.fetch_add(bytes, std::memory_order_relaxed);
             if (mapped_from != nullptr && mapped_to != nullptr) {
@@ -455,12 +424,61 @@ class Ghost {
     pid_t pid_of(int local_index) const { return region_.rank_block(local_index).pid; }
     int world_rank_of(int local_index) const { return region_.rank_block(local_index).world_rank; }
 
-    // The cell's completion flag, then the owner's doorbell: the rank may
-    // sleep in MPI_Wait (p2p/wait.cpp re-checks after arming it).
-    void finish(int owner, PostCell& cell) {
-        cell.state.store(static_cast<std::uint32_t>(CellState::done), std::memory_order_release);
+    // The answer in the operation's cell, then its completion flag; or in
+    // its owner's completion ring. Then the owner's doorbell.
+    void reply(const Origin& origin, const Answer& answer) {
+        if (origin.token == 0) {
+            PostCell& cell = area_.cell(origin.owner, origin.cell);
+            cell.result_source = answer.source;
+            cell.result_tag = answer.tag;
+            cell.result_error = answer.error;
+            cell.result_found = answer.found;
+            cell.result_bytes = answer.bytes;
+            if (answer.taken != 0) cell.peer = answer.taken;
+            cell.state.store(static_cast<std::uint32_t>(CellState::done),
+                             std::memory_order_release);
+        } else {
+            const node::CompletionEntry entry{origin.token, answer.bytes, answer.source, answer.tag,
+                                              answer.error, answer.found, answer.taken,  0};
+            auto& backlog = backlog_[static_cast<std::size_t>(origin.owner)];
+            if (!backlog.empty() || !push_completion(origin.owner, entry)) {
+                backlog.push_back(entry);
+                ++backlogged_;
+                block_.backlogged.fetch_add(1, std::memory_order_relaxed);
+            }
+        }
+        ring_owner(origin.owner);
+    }
+
+    // After an answer: the rank may sleep in MPI_Wait (p2p/wait.cpp re-checks
+    // after arming its doorbell).
+    void ring_owner(int owner) {
         store_load_fence();
         wake::wake_if_sleeping(*backend_, region_.rank_block(owner).doorbell);
+    }
+
+    bool push_completion(int owner, const node::CompletionEntry& entry) {
+        node::CompletionRing& ring = area_.completions(assignment_.index, owner);
+        const std::uint64_t head = ring.head.load(std::memory_order_relaxed);
+        if (head - ring.tail.load(std::memory_order_acquire) >= node::kCompletionEntries)
+            return false;
+        ring.entries[head % node::kCompletionEntries] = entry;
+        ring.head.store(head + 1, std::memory_order_release);
+        return true;
+    }
+
+    // Answers a full ring held back, as its rank makes room.
+    void flush_backlog() {
+        for (int owner = 0; owner < shape_.local_size; ++owner) {
+            auto& backlog = backlog_[static_cast<std::size_t>(owner)];
+            bool pushed = false;
+            while (!backlog.empty() && push_completion(owner, backlog.front())) {
+                backlog.pop_front();
+                --backlogged_;
+                pushed = true;
+            }
+            if (pushed) ring_owner(owner);
+        }
     }
 
     const node::GhostArea& area_;
@@ -472,7 +490,10 @@ class Ghost {
     // dup and tag: one.
     std::vector<Domain> domains_;
     const int offset_bits_;
-    std::uint64_t scanned_ = 0;                     // entries matching looked at and passed over
+    std::uint64_t scanned_ = 0;  // entries matching looked at and passed over
+    // Per local rank, answers its full completion ring could not take yet.
+    std::vector<std::deque<node::CompletionEntry>> backlog_;
+    std::size_t backlogged_ = 0;
     std::unordered_map<std::int32_t, Send> taken_;  // by matched probes, by number
     std::int32_t last_taken_ = 0;
     std::vector<std::byte> bounce_;

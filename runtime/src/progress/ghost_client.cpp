@@ -52,59 +52,72 @@ class GhostOperation final : public p2p::Activity {
                    const void* data)
         : client_(client), kind_(kind), ghost_(ghost), fields_(fields), data_(data) {}
 
+    ~GhostOperation() override {
+        if (token_ != 0 && !answer_) client_.overflow_operations_.erase(token_);
+    }
+
     bool advance(p2p::Engine&) override {
-        if (!cell_) return post();
+        if (!cell_) {
+            // Cancelled before the ghost had it: nothing can have matched it.
+            if (!cancel_wanted_) return post();
+            std::erase(
+                kind_ == node::CellKind::send ? client_.sends_waiting_ : client_.receives_waiting_,
+                this);
+            completion_.cancelled = true;
+            return true;
+        }
+        if (cancel_wanted_ && !cancel_sent_) send_cancel();
         node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
-        if (cell.state.load(std::memory_order_acquire) !=
-            static_cast<std::uint32_t>(CellState::done)) {
+        if (token_ != 0) {
+            client_.collect_completions();
+        } else if (cell.state.load(std::memory_order_acquire) ==
+                   static_cast<std::uint32_t>(CellState::done)) {
+            answer_ = node::CompletionEntry{0,
+                                            cell.result_bytes,
+                                            cell.result_source,
+                                            cell.result_tag,
+                                            cell.result_error,
+                                            cell.result_found,
+                                            cell.peer,
+                                            0};
+        }
+        if (!answer_) {
             if (client_.ghosts_alive()) return false;
             completion_.error = kErrOther;
             return true;
         }
         if (probe()) {
-            found_ = cell.result_found != 0;
-            taken_ = cell.peer;
-        } else if (cell.result_found != 0) {
+            found_ = answer_->found != 0;
+            taken_ = answer_->taken;
+        } else if (answer_->found != 0) {
             completion_.cancelled = true;
         }
         if (kind_ != node::CellKind::send && !completion_.cancelled) {
-            completion_.source = cell.result_source;
-            completion_.tag = cell.result_tag;
-            completion_.error = cell.result_error;
-            completion_.bytes = cell.result_bytes;
-            if (cell.payload >= 0 && cell.result_bytes > 0)
+            completion_.source = answer_->source;
+            completion_.tag = answer_->tag;
+            completion_.error = answer_->error;
+            completion_.bytes = answer_->bytes;
+            if (payload_ >= 0 && answer_->bytes > 0)
                 std::memcpy(reinterpret_cast<void*>(fields_.address),
-                            client_.area_.payload(client_.local_index_, cell.payload),
-                            cell.result_bytes);
+                            client_.area_.payload(client_.local_index_, payload_), answer_->bytes);
         }
-        client_.release_cell(*cell_);
+        // An overflow cell went back once the ghost took it (detached).
+        if (token_ == 0) client_.release_cell(*cell_);
         return true;
     }
 
+    // The ghost's answer to an overflow cell, from the completion ring.
+    void answered(const node::CompletionEntry& entry) { answer_ = entry; }
+
     int result() const override { return completion_.error; }
 
-    // A cancel cell behind this one's, to the same ghost; the ghost answers
-    // in this one's cell. Nothing to do if it is not the ghost's yet (it
-    // will be, and a cancel then is as good as too late) or complete.
+    // MPI_Cancel of a send or a receive: done at the next advance if it still
+    // waits for a cell; otherwise a cancel cell behind this one's, to the
+    // same ghost, which answers for this one (sent when a cell is free).
     void cancel() override {
-        if (!cell_ || cancel_sent_ ||
-            (kind_ != node::CellKind::send && kind_ != node::CellKind::receive))
-            return;
-        const node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
-        if (cell.state.load(std::memory_order_acquire) !=
-            static_cast<std::uint32_t>(CellState::posted))
-            return;
-        const std::optional<std::uint32_t> index = client_.acquire_cell(true);
-        if (!index) return;
-        cancel_sent_ = true;
-        node::PostCell& request = client_.area_.cell(client_.local_index_, *index);
-        request.kind = node::CellKind::cancel;
-        request.payload = -1;
-        request.peer = static_cast<std::int32_t>(*cell_);
-        request.state.store(static_cast<std::uint32_t>(CellState::posted),
-                            std::memory_order_relaxed);
-        client_.post(*index, ghost_);
-        client_.detach_cell(*index);
+        if (answer_ || (kind_ != node::CellKind::send && kind_ != node::CellKind::receive)) return;
+        cancel_wanted_ = true;
+        send_cancel();
     }
     p2p::Completion completion() const override { return completion_; }
 
@@ -113,6 +126,30 @@ class GhostOperation final : public p2p::Activity {
     std::int32_t taken() const { return taken_; }
 
   private:
+    void send_cancel() {
+        if (!cell_ || cancel_sent_ || answer_) return;
+        const node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
+        if (token_ == 0 && cell.state.load(std::memory_order_acquire) !=
+                               static_cast<std::uint32_t>(CellState::posted))
+            return;
+        client_.reclaim_detached_cells();
+        const std::optional<GhostClient::CellGrant> grant = client_.acquire_cell(true);
+        if (!grant) return;
+        cancel_sent_ = true;
+        // Named by its cell and token (ghost.cpp: cancel), and a send by its receiver.
+        node::PostCell& request = client_.area_.cell(client_.local_index_, grant->index);
+        request.kind = node::CellKind::cancel;
+        request.flags = 0;
+        request.payload = -1;
+        request.peer = static_cast<std::int32_t>(*cell_);
+        request.address = token_;
+        request.rank = kind_ == node::CellKind::send ? fields_.peer : -1;
+        request.state.store(static_cast<std::uint32_t>(CellState::posted),
+                            std::memory_order_relaxed);
+        client_.post(grant->index, ghost_);
+        client_.detach_cell(grant->index);
+    }
+
     bool probe() const {
         return kind_ == node::CellKind::probe || kind_ == node::CellKind::matched_probe;
     }
@@ -125,7 +162,22 @@ class GhostOperation final : public p2p::Activity {
         std::deque<GhostOperation*>& waiting =
             send ? client_.sends_waiting_ : client_.receives_waiting_;
         const bool first = waiting.empty() || waiting.front() == this;
-        if (first) cell_ = client_.acquire_cell(send);
+        client_.reclaim_detached_cells();
+        // A small send's data goes in a payload slot if one is free (else the
+        // ghost copies it from here, as a large one's); a small receive gets
+        // one too, which the ghost fills with a plain copy and this rank
+        // copies out of (no system call on either side). Receives leave half
+        // of the slots to sends, whose eager completion programs may count on.
+        const std::size_t free_slots = client_.free_payloads_.size();
+        const bool slot_wanted = fields_.bytes <= client_.shape_.inline_bytes &&
+                                 (send ? free_slots > 0
+                                       : !probe() && fields_.bytes > 0 &&
+                                             free_slots > client_.shape_.payloads_per_rank / 2);
+        // A small standard send gives its cell back as soon as the ghost took it.
+        const bool transient = send && slot_wanted && fields_.synchronous == 0;
+        std::optional<GhostClient::CellGrant> grant;
+        if (first) grant = client_.acquire_cell(transient);
+        if (grant) cell_ = grant->index;
         if (!cell_) {
             if (!waited_) {
                 ++client_.stats_.cell_waits;
@@ -140,35 +192,36 @@ class GhostOperation final : public p2p::Activity {
         if (waited_) waiting.pop_front();
         node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
         cell.kind = kind_;
-        cell.synchronous = fields_.synchronous;
+        cell.flags = fields_.synchronous != 0 ? node::kCellSynchronous : 0;
         cell.context = fields_.context;
         cell.peer = fields_.peer;
         cell.rank = fields_.rank;
         cell.tag = fields_.tag;
         cell.address = fields_.address;
         cell.bytes = fields_.bytes;
-        // A small send's data goes in a payload slot if one is free (else the
-        // ghost copies it from here, as a large one's); a small receive gets
-        // one too, which the ghost fills with a plain copy and this rank
-        // copies out of (no system call on either side).
-        // Receives leave half of the slots to sends, whose eager completion
-        // programs may count on.
         cell.payload = -1;
-        const std::size_t free_slots = client_.free_payloads_.size();
-        const bool slot_for_me = kind_ == node::CellKind::send
-                                     ? free_slots > 0
-                                     : !probe() && fields_.bytes > 0 &&
-                                           free_slots > client_.shape_.payloads_per_rank / 2;
-        if (fields_.bytes <= client_.shape_.inline_bytes && slot_for_me) {
+        if (grant->overflow) {
+            // The ghost answers in the completion ring under this token and
+            // gives the cell back at once, so it carries no payload slot.
+            token_ = ++client_.last_token_;
+            client_.overflow_operations_.emplace(token_, this);
+            cell.flags |= node::kCellOverflow;
+            cell.result_bytes = token_;
+        } else if (slot_wanted) {
             cell.payload = client_.free_payloads_.back();
             client_.free_payloads_.pop_back();
-            if (kind_ == node::CellKind::send && fields_.bytes > 0)
+            payload_ = cell.payload;
+            if (send && fields_.bytes > 0)
                 std::memcpy(client_.area_.payload(client_.local_index_, cell.payload), data_,
                             fields_.bytes);
         }
-        const bool inline_send = kind_ == node::CellKind::send && cell.payload >= 0;
+        const bool inline_send = send && cell.payload >= 0;
         cell.state.store(static_cast<std::uint32_t>(CellState::posted), std::memory_order_relaxed);
         client_.post(*cell_, ghost_);
+        if (grant->overflow) {
+            client_.detach_cell(*cell_);
+            return false;
+        }
         if (!inline_send || fields_.synchronous != 0) return false;
         // The data is in the cell: the send is complete, the cell the ghost's
         // until it says done.
@@ -183,9 +236,13 @@ class GhostOperation final : public p2p::Activity {
     const Fields fields_;
     const void* data_;
     std::optional<std::uint32_t> cell_;
+    std::int32_t payload_ = -1;  // its payload slot, if its cell has one
+    std::uint64_t token_ = 0;    // an overflow cell's, which the ghost answers under
+    std::optional<node::CompletionEntry> answer_;
     bool waited_ = false;
     bool found_ = false;
     std::int32_t taken_ = 0;
+    bool cancel_wanted_ = false;
     bool cancel_sent_ = false;
     p2p::Completion completion_;
 };
@@ -200,6 +257,7 @@ GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
       local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
       queue_heads_(static_cast<std::size_t>(shape_.ghosts), 0),
       ghost_pidfds_(static_cast<std::size_t>(shape_.ghosts), -1) {
+    cell_held_.assign(shape_.cells_per_rank, false);
     for (int rank : locality.host_ranks)
         local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];
     for (std::uint32_t cell = shape_.cells_per_rank; cell-- > 0;) free_cells_.push_back(cell);
@@ -304,35 +362,57 @@ p2p::Request* GhostClient::imrecv(std::int32_t message, void* buffer, std::size_
 void GhostClient::release_cell(std::uint32_t index) {
     node::PostCell& cell = area_.cell(local_index_, index);
     if (cell.payload >= 0) free_payloads_.push_back(cell.payload);
-    const bool receive = cell.kind != node::CellKind::send && cell.kind != node::CellKind::cancel;
-    --(receive ? receive_cells_ : send_cells_);
+    if (cell_held_[index]) --held_cells_;
+    cell_held_[index] = false;
     cell.state.store(static_cast<std::uint32_t>(CellState::free), std::memory_order_relaxed);
     free_cells_.push_back(index);
 }
 
-std::optional<std::uint32_t> GhostClient::acquire_cell(bool for_send) {
+std::optional<GhostClient::CellGrant> GhostClient::acquire_cell(bool transient) {
     // Receives, and sends whose data stays with the sender, hold their cells
-    // until matched. Were either kind to take every cell, the other could not
-    // leave, and that may be what its peers wait for before they post what
-    // would match ours. A quarter of the cells is kept for each kind.
+    // until matched, which may wait for what this rank posts next: they hold
+    // at most three quarters of the cells, and beyond that get overflow
+    // cells, which the ghost gives back as soon as it took them. The cells
+    // never held are always coming back, so every operation gets one.
     const std::uint32_t cap =
         shape_.cells_per_rank - std::max<std::uint32_t>(1, shape_.cells_per_rank / 4);
-    std::uint32_t& in_use = for_send ? send_cells_ : receive_cells_;
-    // Completed sends hold cells and payload slots until the ghost is done
-    // with them; taking them back at every posting keeps the slots for small
-    // receives too (which take one only while half are free: without a
-    // slot the ghost writes into the rank with a system call).
-    reclaim_detached_cells();
-    if (in_use >= cap || free_cells_.empty()) return std::nullopt;
+    if (free_cells_.empty()) return std::nullopt;
     const std::uint32_t index = free_cells_.back();
     free_cells_.pop_back();
-    ++in_use;
-    return index;
+    const bool overflow = !transient && held_cells_ >= cap;
+    if (!transient && !overflow) {
+        ++held_cells_;
+        cell_held_[index] = true;
+    }
+    if (overflow) ++stats_.overflow_posts;
+    return CellGrant{index, overflow};
+}
+
+void GhostClient::collect_completions() {
+    for (int g = 0; g < shape_.ghosts; ++g) {
+        node::CompletionRing& ring = area_.completions(g, local_index_);
+        std::uint64_t tail = ring.tail.load(std::memory_order_relaxed);
+        const std::uint64_t head = ring.head.load(std::memory_order_acquire);
+        if (tail == head) continue;
+        for (; tail != head; ++tail) {
+            const node::CompletionEntry& entry = ring.entries[tail % node::kCompletionEntries];
+            // An operation destroyed unanswered (MPI_Finalize with it pending)
+            // is no longer listed.
+            const auto it = overflow_operations_.find(entry.token);
+            if (it == overflow_operations_.end()) continue;
+            it->second->answered(entry);
+            overflow_operations_.erase(it);
+        }
+        ring.tail.store(tail, std::memory_order_release);
+    }
 }
 
 void GhostClient::reclaim_detached_cells() {
     // Sends that completed at posting give their cells (and payload slots)
-    // back once the ghost took their data.
+    // back once the ghost took their data, overflow and cancel cells once the
+    // ghost took them. Done at every posting, so that small receives find
+    // payload slots (they take one only while half are free: without one the
+    // ghost writes into the rank with a system call).
     std::erase_if(detached_cells_, [&](std::uint32_t index) {
         const node::PostCell& cell = area_.cell(local_index_, index);
         if (cell.state.load(std::memory_order_acquire) !=
@@ -434,6 +514,7 @@ std::vector<Counter> GhostClient::counters() const {
         {"ghost_posts", stats_.posts},
         {"ghost_inline_sends", stats_.inline_sends},
         {"ghost_cell_waits", stats_.cell_waits},
+        {"ghost_overflow_posts", stats_.overflow_posts},
     };
     for (const auto& [index, pid] : started_ghosts_) {
         const node::GhostBlock& ghost = area_.ghost(index);
@@ -442,6 +523,7 @@ std::vector<Counter> GhostClient::counters() const {
         out.emplace_back(prefix + "matches", ghost.matches.load());
         out.emplace_back(prefix + "unexpected", ghost.unexpected.load());
         out.emplace_back(prefix + "scanned", ghost.scanned.load());
+        out.emplace_back(prefix + "backlogged", ghost.backlogged.load());
         out.emplace_back(prefix + "inline_bytes", ghost.inline_bytes.load());
         out.emplace_back(prefix + "referenced_bytes", ghost.referenced_bytes.load());
         out.emplace_back(prefix + "single_copy_bytes", ghost.single_copy_bytes.load());

@@ -8,10 +8,12 @@
 // slot of its post cell and completes at once (without a free slot, it goes
 // as a large one); a larger one, or a synchronous one, completes
 // when the ghost has copied it (or, synchronous, matched it). A receive
-// completes when the ghost has copied its message. A rank with all its cells
-// in use keeps further operations until one is free; receives, and sends,
-// may take only three quarters of them, so that the other kind can always
-// leave. If a ghost dies, the
+// completes when the ghost has copied its message. Receives, and sends, hold
+// at most three quarters of the rank's cells until the ghost answers; beyond
+// that they travel in overflow cells, which the ghost gives back at once and
+// answers in a completion ring (node/ghost_area.hpp), so a rank may have any
+// number outstanding. Only with every cell in transit does an operation wait
+// in the rank, in order, for the ghost to take one. If a ghost dies, the
 // operations waiting for it fail with MPI_ERR_OTHER.
 #pragma once
 
@@ -22,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,9 +37,10 @@
 namespace si::progress {
 
 struct GhostStats {
-    std::uint64_t posts = 0;         // cells handed to ghosts
-    std::uint64_t inline_sends = 0;  // sends whose data went in the cell
-    std::uint64_t cell_waits = 0;    // operations that found every cell in use
+    std::uint64_t posts = 0;           // cells handed to ghosts
+    std::uint64_t inline_sends = 0;    // sends whose data went in the cell
+    std::uint64_t cell_waits = 0;      // operations that found every cell in use
+    std::uint64_t overflow_posts = 0;  // ... or their kind's share: overflow cells
 };
 
 class GhostOperation;
@@ -88,12 +92,22 @@ class GhostClient {
   private:
     friend class GhostOperation;
     // With the progress lock held (an Activity's advance).
-    // `for_send`: a send's or a cancel's; otherwise a receive's or a probe's.
-    std::optional<std::uint32_t> acquire_cell(bool for_send);
+    // `transient`: the ghost gives the cell back once it took the operation
+    // (a small standard send, a cancel); otherwise the operation holds it
+    // until answered, or gets an overflow cell once held cells reach their
+    // share.
+    struct CellGrant {
+        std::uint32_t index = 0;
+        bool overflow = false;
+    };
+    std::optional<CellGrant> acquire_cell(bool transient);
+    // Hands the answers in this rank's completion rings to their operations.
+    void collect_completions();
     void release_cell(std::uint32_t index);  // and its payload slot
-    // A completed send's cell, free once the ghost is done with it.
+    // A cell no operation waits on (a completed send's, an overflow or a
+    // cancel cell), free once the ghost is done with it.
     void detach_cell(std::uint32_t index) { detached_cells_.push_back(index); }
-    void reclaim_detached_cells();
+    void reclaim_detached_cells();  // before acquire_cell
     void post(std::uint32_t index, int ghost);
     // Posts a probe of `kind` and waits for the ghost's answer.
     std::optional<std::pair<std::int32_t, p2p::Completion>> ask(node::CellKind kind, int source,
@@ -111,15 +125,18 @@ class GhostClient {
     std::vector<std::uint32_t> free_cells_;
     std::vector<std::int32_t> free_payloads_;
     std::vector<std::uint32_t> detached_cells_;
-    std::uint32_t receive_cells_ = 0;  // cells that receives and probes hold
-    std::uint32_t send_cells_ = 0;     // ... sends and cancels
+    std::uint32_t held_cells_ = 0;  // by operations until the ghost answers
+    std::vector<bool> cell_held_;   // by cell
     // Operations waiting for a cell, in the order they started.
     std::deque<GhostOperation*> sends_waiting_;
     std::deque<GhostOperation*> receives_waiting_;
-    std::vector<std::uint64_t> queue_heads_;  // per ghost, this rank's queue
-    std::vector<int> ghost_pidfds_;           // -1: not opened yet
+    // Operations in overflow cells, by token, until the ghost answers.
+    std::unordered_map<std::uint64_t, GhostOperation*> overflow_operations_;
+    std::uint64_t last_token_ = 0;
+    std::vector<std::uint64_t> queue_heads_;          // per ghost, this rank's queue
+    std::vector<int> ghost_pidfds_;                   // -1: not opened yet
     std::chrono::nanoseconds last_liveness_check_{};  // CLOCK_MONOTONIC_COARSE
-    std::mutex shared_mutex_;  // the rank's shared blocks
+    std::mutex shared_mutex_;                         // the rank's shared blocks
     std::uint64_t shared_generation_ = 0;
     bool ghost_lost_ = false;
     GhostStats stats_;
