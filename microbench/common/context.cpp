@@ -82,7 +82,14 @@ std::string runtime_name([[maybe_unused]] std::string_view library) {
 
 std::string progression_mode(std::string_view runtime) {
     // "none" is this runtime's documented default for SI_PROGRESS.
-    if (runtime == "simpi") return env_or("SI_PROGRESS", "none");
+    if (runtime == "simpi") {
+        std::string mode = env_or("SI_PROGRESS", "none");
+        // Seed 003's matching strategies are configurations of their own
+        // (sibench's simpi-ghost-dup and simpi-ghost-tag).
+        const std::string matching = env_or("SI_GHOST_MATCHING", "receiver");
+        if (mode == "ghost" && matching != "receiver") mode += "-" + matching;
+        return mode;
+    }
     // Open MPI's only progress thread is its TCP BTL's (sibench's openmpi-async).
     const char* knob =
         runtime == "openmpi" ? "OMPI_MCA_btl_tcp_progress_thread" : "MPIR_CVAR_ASYNC_PROGRESS";

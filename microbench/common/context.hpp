@@ -47,7 +47,8 @@ std::string thread_level_name(int level);
 
 // Collective over `comm` (node detection gathers processor names).
 //
-// mode: for this runtime, SI_PROGRESS or its default "none"; for another MPI,
+// mode: for this runtime, SI_PROGRESS or its default "none" (ghost-dup and
+// ghost-tag: ghost with SI_GHOST_MATCHING=dup or tag); for another MPI,
 // SI_PROGRESS means nothing, so "async" when MPICH's MPIR_CVAR_ASYNC_PROGRESS is on,
 // else "default". nodes / ranks_per_node: for this runtime SI_NODE_SIZE when set
 // (simulated nodes), else distinct processor names.
