@@ -47,14 +47,67 @@ Grouped group(const std::vector<Row>& rows, const std::vector<std::string>& stat
     return g;
 }
 
+std::string config_of(const Row& r) {
+    return config_name_of(r.runtime, r.mode, r.helpers);
+}
+
+// A row's place, whatever its configuration: by ranks, not nodes times ranks per
+// node, since this runtime's simulated nodes (SI_NODE_SIZE) split one host that
+// another MPI counts as one node.
+std::string place_of(const Row& r) {
+    return fmt::format("{} {} {} {}", r.benchmark, r.nodes * r.ranks_per_node, r.msg_size,
+                       r.metric);
+}
+
 }  // namespace
+
+std::vector<Row> relative_to_baselines(const std::vector<Row>& rows,
+                                       const std::vector<std::string>& baselines) {
+    // Values of the baselines' rows by (configuration, place), by round (0: any).
+    std::map<std::pair<std::string, std::string>, std::map<int, std::vector<double>>> base;
+    for (const Row& row : rows) {
+        const std::string config = config_of(row);
+        if (std::find(baselines.begin(), baselines.end(), config) == baselines.end()) continue;
+        auto& rounds = base[{config, place_of(row)}];
+        rounds[row.round].push_back(row.value);
+        if (row.round != 0) rounds[0].push_back(row.value);
+    }
+    std::vector<Row> out;
+    for (const Row& row : rows) {
+        const std::string config = config_of(row);
+        const auto own = std::find(baselines.begin(), baselines.end(), config);
+        for (auto it = own == baselines.end() ? baselines.begin() : own + 1; it != baselines.end();
+             ++it) {
+            const auto found = base.find({*it, place_of(row)});
+            if (found == base.end()) continue;
+            const auto& rounds = found->second;
+            const auto same_round = rounds.find(row.round);
+            const double reference =
+                median_of(same_round != rounds.end() ? same_round->second : rounds.at(0));
+            Row relative = row;
+            relative.benchmark = fmt::format("{}/{}", row.benchmark, *it);
+            if (row.unit == "%") {
+                relative.value = row.value - reference;
+            } else {
+                relative.value = reference != 0 ? row.value / reference : std::nan("");
+                // (A std::string, not a literal: GCC 12 warns -Wrestrict on the latter here.)
+                relative.unit = std::string(1, 'x');
+            }
+            out.push_back(std::move(relative));
+            break;
+        }
+    }
+    return out;
+}
 
 Direction direction_of(const Row& row) {
     const std::string family = family_of(row.measurement());
     if (family == "latency" || family == "time" || family == "arrival" || family == "vmrss" ||
         family == "footprint")
         return Direction::lower_is_better;
-    if (family == "overlap" || family == "bandwidth") return Direction::higher_is_better;
+    if (family == "overlap" || family == "bandwidth" || family == "bibandwidth" ||
+        family == "mops")
+        return Direction::higher_is_better;
     // The CPU a blocked rank uses (p2p/blocked): polling is right on a host with
     // a CPU to spare and wrong on an oversubscribed one, so neither way is better.
     if (row.measurement().starts_with("cpu_share")) return Direction::unchecked;

@@ -70,6 +70,18 @@ struct CompareReport {
     [[nodiscard]] int exit_code(const CompareOptions& options) const;
 };
 
+// The gate on ratios (--baseline): every row becomes its value relative to the same
+// row (benchmark, ranks, size, metric; the same round when both
+// have one, else the median of the rounds) of a baseline configuration in the same
+// file: in points above it for %-metrics (overlap), as a ratio ("x") for the
+// others. A loaded machine slows every configuration of a run alike and moves the
+// ratios far less than the figures. A configuration is measured against the first
+// of `baselines` that comes after it in the list (the first one for any other
+// configuration) and has the row; the benchmark becomes "<benchmark>/<baseline>".
+// Rows with no baseline (the last baseline's own) are left out.
+std::vector<Row> relative_to_baselines(const std::vector<Row>& rows,
+                                       const std::vector<std::string>& baselines);
+
 // Rows match on (benchmark, runtime, mode, helpers, nodes, ranks_per_node, msg_size,
 // metric). Rows sharing a key within one file (repeated runs, or one configuration in
 // two studies) count with their median.

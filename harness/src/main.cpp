@@ -51,12 +51,18 @@ void add_selection(CLI::App& command, MatrixFilter& filter, std::vector<int>& he
 
 int compare_command(const std::string& reference, const std::string& current,
                     const std::string& tolerance, const std::vector<std::string>& stats,
-                    bool fail_on_missing, bool all_rows) {
+                    const std::vector<std::string>& baselines, bool fail_on_missing,
+                    bool all_rows) {
     CompareOptions options;
     options.tolerances = parse_tolerances(tolerance);
     options.statistics = stats;
     options.fail_on_missing = fail_on_missing;
-    const auto report = compare_rows(read_rows(reference), read_rows(current), options);
+    for (const std::string& baseline : baselines) parse_config(baseline);  // a known name
+    const auto rows_of = [&](const std::string& path) {
+        std::vector<Row> rows = read_rows(path);
+        return baselines.empty() ? rows : relative_to_baselines(rows, baselines);
+    };
+    const auto report = compare_rows(rows_of(reference), rows_of(current), options);
     std::cout << format_report(report, all_rows, fail_on_missing);
     const int status = report.exit_code(options);
     if (report.compared == 0)
@@ -269,6 +275,7 @@ int main(int argc, char** argv) {
 
     std::string reference, current, tolerance;
     std::vector<std::string> stats = {"median"};
+    std::vector<std::string> baselines;
     bool fail_on_missing = false, all_rows = false;
     auto* compare_cmd =
         app.add_subcommand("compare", "Regression gate: current results against a reference");
@@ -288,6 +295,12 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::IsMember({"median", "mean", "min", "max", "all"}))
         ->capture_default_str();
+    compare_cmd
+        ->add_option("--baseline", baselines,
+                     "CONFIG,...: gate each configuration's figures relative to a baseline "
+                     "measured in the same run (the first listed after it: simpi-none,mpich "
+                     "gives smart/none and none/mpich), not absolute figures")
+        ->delimiter(',');
     compare_cmd->add_flag("--fail-on-missing", fail_on_missing,
                           "Fail when a reference row is missing from the current results");
     compare_cmd->add_flag("--all", all_rows, "List every compared row, not only regressions");
@@ -375,7 +388,8 @@ int main(int argc, char** argv) {
         }
         if (compare_cmd->parsed()) {
             where = "sibench compare";
-            return compare_command(reference, current, tolerance, stats, fail_on_missing, all_rows);
+            return compare_command(reference, current, tolerance, stats, baselines, fail_on_missing,
+                                   all_rows);
         }
         if (sbatch_cmd->parsed()) {
             where = "sibench sbatch";

@@ -41,6 +41,8 @@ TEST(SibenchCompare, Directions) {
     EXPECT_EQ(direction_of(make_row("overlap_median", 1, "%")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("overlap_at_lat_median", 1, "%")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("bandwidth_median", 1, "MB/s")), Direction::higher_is_better);
+    EXPECT_EQ(direction_of(make_row("bibandwidth_median", 1, "x")), Direction::higher_is_better);
+    EXPECT_EQ(direction_of(make_row("mops_median", 1, "x")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("widgets_median", 1, "count")), Direction::unchecked);
     EXPECT_EQ(direction_of(make_row("cpu_share_recv_median", 1, "%")), Direction::unchecked);
 }
@@ -156,6 +158,66 @@ TEST(SibenchCompare, OnlyTheChosenStatisticsAndMedianOfDuplicates) {
     const auto text = format_report(compare_rows(ref, cur, all), false);
     EXPECT_NE(text.find("REGRESSION"), std::string::npos) << text;
     EXPECT_NE(text.find("latency_max"), std::string::npos) << text;
+}
+
+Row with_round(Row row, int round) {
+    row.round = round;
+    return row;
+}
+
+TEST(SibenchCompare, RelativeToBaselinesInTheSameRun) {
+    // A loaded run: every configuration twice as slow, overlap unchanged.
+    const auto run_rows = [](double load) {
+        return std::vector{
+            make_row("latency_median", 20 * load, "us", 65536, "smart"),
+            make_row("latency_median", 10 * load, "us", 65536, "none"),
+            make_row("overlap_median", 90, "%", 65536, "smart"),
+            make_row("overlap_median", 40, "%", 65536, "none"),
+        };
+    };
+    const std::vector<std::string> baselines = {"simpi-none"};
+    const auto quiet = relative_to_baselines(run_rows(1), baselines);
+    ASSERT_EQ(quiet.size(), 2u) << "the baseline's own rows are left out";
+    EXPECT_EQ(quiet[0].benchmark, "overlap/simpi-none");
+    EXPECT_DOUBLE_EQ(quiet[0].value, 2.0);
+    EXPECT_EQ(quiet[0].unit, "x");
+    EXPECT_DOUBLE_EQ(quiet[1].value, 50.0) << "%-metrics in points above the baseline";
+    EXPECT_EQ(quiet[1].unit, "%");
+    // Absolute figures flag the loaded run; the ratios do not.
+    EXPECT_EQ(run(run_rows(1), run_rows(2)).regressions, 2);
+    EXPECT_EQ(run(quiet, relative_to_baselines(run_rows(2), baselines)).regressions, 0);
+    // smart's own slowdown does show.
+    auto slower = run_rows(1);
+    slower[0].value = 30;
+    EXPECT_EQ(run(quiet, relative_to_baselines(slower, baselines)).regressions, 1);
+}
+
+TEST(SibenchCompare, BaselinesInOrderAndRounds) {
+    Row mpich = make_row("latency_median", 8, "us", 65536, "default");
+    mpich.runtime = "mpich";
+    // One host is one node to MPICH, two simulated ones to this runtime: the same ranks.
+    mpich.nodes = 1;
+    mpich.ranks_per_node = 2;
+    const std::vector<Row> rows = {
+        with_round(make_row("latency_median", 12, "us", 65536, "smart"), 1),
+        with_round(make_row("latency_median", 30, "us", 65536, "smart"), 2),
+        with_round(make_row("latency_median", 10, "us", 65536, "none"), 1),
+        with_round(make_row("latency_median", 20, "us", 65536, "none"), 2),
+        mpich,
+    };
+    const auto relative = relative_to_baselines(rows, {"simpi-none", "mpich"});
+    ASSERT_EQ(relative.size(), 4u);
+    // smart against none, round by round; none against MPICH (no rounds: its median).
+    EXPECT_EQ(relative[0].benchmark, "overlap/simpi-none");
+    EXPECT_DOUBLE_EQ(relative[0].value, 1.2);
+    EXPECT_DOUBLE_EQ(relative[1].value, 1.5);
+    EXPECT_EQ(relative[2].benchmark, "overlap/mpich");
+    EXPECT_DOUBLE_EQ(relative[2].value, 10.0 / 8);
+    EXPECT_DOUBLE_EQ(relative[3].value, 20.0 / 8);
+    // Without MPICH's row, none has no baseline and is left out.
+    const auto without = relative_to_baselines({rows[0], rows[2]}, {"simpi-none", "mpich"});
+    ASSERT_EQ(without.size(), 1u);
+    EXPECT_EQ(without[0].benchmark, "overlap/simpi-none");
 }
 
 }  // namespace
