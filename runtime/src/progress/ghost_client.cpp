@@ -250,7 +250,6 @@ class GhostOperation final : public p2p::Activity {
 GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
                          const node::GhostArea& area, const node::Locality& locality)
     : engine_(engine),
-      region_(region),
       area_(area),
       local_index_(locality.local_index()),
       shape_(area.shape()),

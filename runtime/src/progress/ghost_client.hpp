@@ -117,7 +117,6 @@ class GhostClient {
     bool ghosts_alive();
 
     p2p::Engine& engine_;
-    const node::Region& region_;
     const node::GhostArea& area_;
     const int local_index_;
     const node::GhostArea::Shape shape_;
