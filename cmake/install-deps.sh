@@ -8,7 +8,8 @@ libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
 mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps
 libfccp-dev libcpptoml-dev nlohmann-json3-dev clang libclang-rt-14-dev cppcheck
-qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio"
+qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio
+slurmd slurmctld slurm-client munge"
 
 # The guest-VM tier (tests/vm/) builds the kernel module against the headers of
 # the kernel it boots, which is only known once linux-image-amd64 is installed.

@@ -13,7 +13,7 @@
 #     or through tests/vm/run-guest.sh).
 # Reported at the end: every test that skipped (exit 77), with the "SKIP" line
 # it printed, and every tier the configuration could not register
-# (<build>/missing-test-tiers.txt: MPICH, Hydra).
+# (<build>/missing-test-tiers.txt: MPICH, Open MPI, Hydra, Fortran, Slurm).
 #
 # SI_TEST_NO_SKIP=1 (CI sets it): a skipped test or a missing tier fails the
 # run, so that a green CI always means every tier ran.

@@ -396,6 +396,15 @@ std::unique_ptr<Bootstrap> connect() {
         wire->handshake();
         return wire;
     }
+    // srun without --mpi=pmi2 starts every task with no process manager to
+    // ask: each would run alone, and the job would look fine.
+    if (auto tasks = environment("SLURM_STEP_NUM_TASKS"); tasks && std::atoi(tasks->c_str()) > 1)
+        log::warn("bootstrap: Slurm started this process as one of {} tasks "
+                  "(SLURM_STEP_NUM_TASKS), but no process manager answers (no PMI_FD or "
+                  "PMI_PORT), so it runs alone as a singleton; start the job with "
+                  "`srun --mpi=pmi2` (Slurm's pmi2 plugin serves the PMI-1 protocol this "
+                  "runtime speaks)",
+                  *tasks);
     return std::make_unique<SingletonBootstrap>();
 }
 
