@@ -487,11 +487,17 @@ std::vector<std::string> benchmark_args(const Study& study) {
 
 namespace {
 
+// By name; `simpi-smart` also selects every helper count (simpi-smart-hN), and no
+// other prefix selects anything (`mpich` is not `mpich-async`).
 bool config_selected(const Config& config, const std::vector<std::string>& wanted) {
     if (wanted.empty()) return true;
     const std::string name = config.name();
     return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
-        return name == w || name.starts_with(w + "-");
+        if (name == w) return true;
+        const std::string helpers = w + "-h";
+        return name.starts_with(helpers) && name.size() > helpers.size() &&
+               std::all_of(name.begin() + static_cast<std::ptrdiff_t>(helpers.size()), name.end(),
+                           [](char c) { return c >= '0' && c <= '9'; });
     });
 }
 

@@ -128,6 +128,14 @@ TEST(SibenchProfile, MatrixFilters) {
     const auto runs = expand_matrix(p, only);
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].id, "overlap.simpi-smart-h2.p2");
+    // No other prefix: the study has mpich-async, which mpich does not select.
+    MatrixFilter mpich;
+    mpich.studies = {"overlap"};
+    mpich.configs = {"mpich"};
+    EXPECT_TRUE(expand_matrix(p, mpich).empty());
+    mpich.configs = {"mpich-async"};
+    ASSERT_EQ(expand_matrix(p, mpich).size(), 1u);
+    EXPECT_EQ(expand_matrix(p, mpich)[0].config.name(), "mpich-async");
     MatrixFilter unknown;
     unknown.studies = {"nope"};
     EXPECT_THROW(expand_matrix(p, unknown), ProfileError);
