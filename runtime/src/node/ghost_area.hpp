@@ -79,14 +79,14 @@ inline constexpr std::uint8_t kCellOverflow = 2;     // answered in the completi
 // The answer to an overflow cell's operation, by its token: the fields a
 // cell's result_* would have held, and a matched probe's message number.
 struct CompletionEntry {
-    std::uint64_t token;
-    std::uint64_t bytes;
-    std::int32_t source;
-    std::int32_t tag;
-    std::int32_t error;
-    std::int32_t found;
-    std::int32_t taken;
-    std::int32_t unused;
+    std::uint64_t token = 0;
+    std::uint64_t bytes = 0;
+    std::int32_t source = 0;
+    std::int32_t tag = 0;
+    std::int32_t error = 0;
+    std::int32_t found = 0;  // a probe's answer; for any other operation, cancelled
+    std::int32_t taken = 0;  // a matched probe's message number
+    std::int32_t unused = 0;
 };
 inline constexpr std::uint32_t kCompletionEntries = 256;
 

@@ -65,17 +65,9 @@ struct Origin {
     bool operator==(const Origin&) const = default;
 };
 
-// What the ghost answers: a receive's or a probe's status, an error class,
-// `found` (a probe's answer; for any other operation, cancelled) and a
-// matched probe's message number.
-struct Answer {
-    std::int32_t source = 0;
-    std::int32_t tag = 0;
-    std::int32_t error = 0;
-    std::int32_t found = 0;
-    std::int32_t taken = 0;
-    std::uint64_t bytes = 0;
-};
+// What the ghost answers is a node::CompletionEntry, whether it goes into the
+// operation's cell or into its owner's completion ring (reply() fills the token).
+using Answer = node::CompletionEntry;
 
 // A send the ghost took: still in its cell (`held`: a large or synchronous
 // one, whose sender waits), or with its small data copied out of a cell the
@@ -307,9 +299,9 @@ class Ghost {
     void probe(const Origin& origin, const PostCell& cell) {
         Domain& domain = this->domain(origin.owner);
         const auto it = first_match(domain, key(cell.context, cell.peer, cell.tag, origin.owner));
-        Answer answer;
+        Answer answer{};
         if (it != domain.unexpected.end()) {
-            answer = {it->key.source, it->tag, 0, 1, 0, it->bytes};
+            answer = {.bytes = it->bytes, .source = it->key.source, .tag = it->tag, .found = 1};
             if (cell.kind == node::CellKind::matched_probe) {
                 answer.taken = ++last_taken_;
                 taken_.emplace(answer.taken, std::move(*it));
@@ -377,7 +369,10 @@ class Ghost {
                 world_rank_of(receiver), pid_of(receiver), std::strerror(err),
                 err == ESRCH ? " (one of them has died)" : "");
         const int error = err != 0 ? kErrOther : send.bytes > to.capacity ? kErrTruncate : 0;
-        reply(to.origin, {send.key.source, send.tag, error, 0, 0, err == 0 ? bytes : 0});
+        reply(to.origin, {.bytes = err == 0 ? bytes : 0,
+                          .source = send.key.source,
+                          .tag = send.tag,
+                          .error = error});
         if (send.held) reply(send.origin, {});
     }
 
@@ -426,7 +421,7 @@ class Ghost {
 
     // The answer in the operation's cell, then its completion flag; or in
     // its owner's completion ring. Then the owner's doorbell.
-    void reply(const Origin& origin, const Answer& answer) {
+    void reply(const Origin& origin, Answer answer) {
         if (origin.token == 0) {
             PostCell& cell = area_.cell(origin.owner, origin.cell);
             cell.result_source = answer.source;
@@ -438,11 +433,10 @@ class Ghost {
             cell.state.store(static_cast<std::uint32_t>(CellState::done),
                              std::memory_order_release);
         } else {
-            const node::CompletionEntry entry{origin.token, answer.bytes, answer.source, answer.tag,
-                                              answer.error, answer.found, answer.taken,  0};
+            answer.token = origin.token;
             auto& backlog = backlog_[static_cast<std::size_t>(origin.owner)];
-            if (!backlog.empty() || !push_completion(origin.owner, entry)) {
-                backlog.push_back(entry);
+            if (!backlog.empty() || !push_completion(origin.owner, answer)) {
+                backlog.push_back(answer);
                 ++backlogged_;
                 block_.backlogged.fetch_add(1, std::memory_order_relaxed);
             }
