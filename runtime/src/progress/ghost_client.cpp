@@ -72,14 +72,12 @@ class GhostOperation final : public p2p::Activity {
             client_.collect_completions();
         } else if (cell.state.load(std::memory_order_acquire) ==
                    static_cast<std::uint32_t>(CellState::done)) {
-            answer_ = node::CompletionEntry{0,
-                                            cell.result_bytes,
-                                            cell.result_source,
-                                            cell.result_tag,
-                                            cell.result_error,
-                                            cell.result_found,
-                                            cell.peer,
-                                            0};
+            answer_ = node::CompletionEntry{.bytes = cell.result_bytes,
+                                            .source = cell.result_source,
+                                            .tag = cell.result_tag,
+                                            .error = cell.result_error,
+                                            .found = cell.result_found,
+                                            .taken = cell.peer};
         }
         if (!answer_) {
             if (client_.ghosts_alive()) return false;
