@@ -91,21 +91,28 @@ TransportPlan plan_transports(const config::Settings& settings, const node::Loca
     return plan;
 }
 
-// SI_PROGRESS=ghost: the shape of the host's ghost area. Ghosts reach ranks
-// through shared memory only, so one host is one ghost domain; simulated
-// nodes (SI_NODE_SIZE) share it, as their ranks share the host's memory.
-node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node::Locality& where) {
-    for (int r = 0; r < where.world_size; ++r)
-        if (!where.same_host(r))
-            fail("SI_PROGRESS=ghost runs on one host for now, and rank {} is on another host "
-                 "than rank {} ({}); use another SI_PROGRESS",
-                 r, where.world_rank, where.host_name);
-    if (settings.node_size > 0 && where.world_rank == 0 && settings.node_size < where.world_size)
+// SI_PROGRESS=ghost: which ghosts serve which ranks (progress/ghost_layout.hpp).
+// Nodes that talk verbs have ghosts of their own, which talk verbs too;
+// without verbs in the job the host is one domain, and its simulated nodes
+// (SI_NODE_SIZE) share its ghosts, as their ranks share its memory.
+progress::GhostLayout ghost_layout(const config::Settings& settings, const TransportPlan& plan,
+                                   const node::Locality& where) {
+    progress::GhostLayout layout(plan.verbs_in_job ? where.node_of : where.host_of, where.host_of,
+                                 settings.ghosts);
+    const bool several_nodes = std::any_of(where.node_of.begin(), where.node_of.end(),
+                                           [&](int node) { return node != where.node_of[0]; });
+    if (several_nodes && layout.domains() == 1 && where.world_rank == 0)
         log::info("SI_PROGRESS=ghost: the simulated nodes of SI_NODE_SIZE={} share this host's "
-                  "ghosts (ghosts serve one host)", settings.node_size);
+                  "ghosts (no verbs between them)", settings.node_size);
+    return layout;
+}
+
+// The shape of the host's ghost area: room for the ghosts of every domain on it.
+node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node::Locality& where,
+                                   const progress::GhostLayout& layout) {
     node::GhostArea::Shape shape;
     shape.local_size = where.local_size();
-    shape.ghosts = std::min(settings.ghosts, where.local_size());
+    shape.ghosts = layout.blocks_on(where.host_of[static_cast<std::size_t>(where.world_rank)]);
     shape.cells_per_rank = std::bit_ceil(static_cast<std::uint32_t>(settings.ghost_cells));
     shape.payloads_per_rank = std::min<std::uint32_t>(shape.cells_per_rank, kGhostPayloadSlots);
     shape.inline_bytes = settings.ghost_threshold;
@@ -152,7 +159,11 @@ void Runtime::bring_up() {
     const bool creator = locality.local_index() == 0;
     // Checked by every rank, so that none waits at the fence for one that failed.
     std::optional<node::GhostArea::Shape> ghosts;
-    if (settings.progress == config::ProgressMode::ghost) ghosts = ghost_shape(settings, locality);
+    progress::GhostLayout ghost_domains;
+    if (settings.progress == config::ProgressMode::ghost) {
+        ghost_domains = ghost_layout(settings, plan, locality);
+        ghosts = ghost_shape(settings, locality, ghost_domains);
+    }
     SharedSegment shm_segment;
     // Every rank's ICB has room for the verbs receives of the largest peer
     // count any rank of the host may have (the region's slots are uniform).
@@ -245,11 +256,14 @@ void Runtime::bring_up() {
         pef = std::make_unique<progress::PefProgress>(*engine, settings);
     if (settings.progress == config::ProgressMode::smart)
         smart = std::make_unique<progress::SmartProgress>(*engine, region, locality, settings);
-    if (settings.progress == config::ProgressMode::ghost)
-        ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality);
+    if (settings.progress == config::ProgressMode::ghost) {
+        ghost = std::make_unique<progress::GhostClient>(*engine, region, ghost_area, locality,
+                                                        ghost_domains, settings.verbs_credits);
+        ghost->connect(*bootstrap);
+    }
     TagRules tags;
     if (ghost && ghost_area.shape().matching == config::GhostMatching::tag)
-        tags = {p2p::kMaxTag >> progress::ghost_offset_bits(ghost_area.shape()), false};
+        tags = {p2p::kMaxTag >> ghost_domains.offset_bits(), false};
     set_tag_rules(tags);
 }
 
@@ -301,8 +315,7 @@ int Runtime::spare_cpus() const {
     if (settings.progress == config::ProgressMode::smart)
         for (int members : node_members) demand.helpers += std::min(settings.helpers, members);
     // Ghosts poll as long as they have work (progress/ghost.cpp): as helpers.
-    if (settings.progress == config::ProgressMode::ghost)
-        demand.helpers += std::min(settings.ghosts, locality.local_size());
+    if (settings.progress == config::ProgressMode::ghost) demand.helpers += ghost_area.shape().ghosts;
     try {
         return node::spare_cpus(node::load_topology(), rank_cpus, demand);
     } catch (const std::exception& error) {

@@ -18,7 +18,7 @@ struct GhostArea::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'4748'4f53'5453ULL;  // "SIGHOSTS"
-constexpr std::uint32_t kVersion = 4;
+constexpr std::uint32_t kVersion = 5;
 constexpr std::size_t kHeaderBytes = 64;
 
 constexpr std::size_t round_up(std::size_t bytes) {

@@ -75,6 +75,9 @@ struct alignas(64) PostCell {
 static_assert(sizeof(PostCell) == 64);
 inline constexpr std::uint8_t kCellSynchronous = 1;  // a send that completes only once matched
 inline constexpr std::uint8_t kCellOverflow = 2;     // answered in the completion ring
+// A send to a rank of another ghost domain (progress/ghost_layout.hpp): `peer`
+// is its receiver's world rank, and the ghost forwards it to that domain's.
+inline constexpr std::uint8_t kCellRemote = 4;
 
 // The answer to an overflow cell's operation, by its token: the fields a
 // cell's result_* would have held, and a matched probe's message number.
@@ -118,6 +121,23 @@ struct alignas(64) SharedBlock {
 };
 inline constexpr std::size_t kSharedBlocks = 64;
 
+// How a ghost sets up its verbs connections to other nodes' ghosts
+// (progress/ghost_network.hpp) through the ranks' bootstrap, which it cannot
+// reach: it writes what it publishes into `text` ("key value" lines) and says
+// published; its node's first rank puts that, fences with the job, says
+// fenced, and then answers the ghost's lookups one by one (a key in `text`,
+// `asked` one more; the value in `text`, `answered` = `asked`, `found` 0 if
+// there was none) until the ghost says connected. On failure `text` says why.
+enum class ExchangeState : std::uint32_t { starting, published, fenced, connected, failed };
+inline constexpr std::size_t kExchangeBytes = 16384;
+struct alignas(64) GhostExchange {
+    std::atomic<std::uint32_t> state;  // ExchangeState
+    std::atomic<std::uint32_t> asked;
+    std::atomic<std::uint32_t> answered;
+    std::uint32_t found;
+    char text[kExchangeBytes];
+};
+
 // A ghost's wake word (it sleeps when no queue has anything for it), its stop
 // flag, and its counters, read at MPI_Finalize.
 struct alignas(64) GhostBlock {
@@ -135,13 +155,16 @@ struct alignas(64) GhostBlock {
     std::atomic<std::uint64_t> single_copy_bytes;  // ... of which in one copy (shared blocks)
     std::atomic<std::uint64_t> sleeps;             // times it slept with nothing to do
     std::atomic<std::uint64_t> cpu_ns;             // its CPU time, updated as it goes
+    std::atomic<std::uint64_t> forwarded;          // messages sent on to other nodes' ghosts
+    std::atomic<std::uint64_t> rdma_read_bytes;    // read from other nodes' ghosts
+    GhostExchange exchange;
 };
 
 class GhostArea {
   public:
     struct Shape {
         int local_size = 0;
-        int ghosts = 0;
+        int ghosts = 0;  // blocks: the ghosts of every domain on the host
         std::uint32_t cells_per_rank = 0;  // a power of two
         std::uint32_t payloads_per_rank = 0;
         std::size_t inline_bytes = 0;  // room for data in each payload slot

@@ -15,6 +15,7 @@
 #include "base/cpu.hpp"
 #include "base/cross_memory.hpp"
 #include "base/log.hpp"
+#include "progress/ghost_network.hpp"
 #include "progress/ghost_shared_maps.hpp"
 #include "progress/node_process.hpp"
 #include "wake/backends.hpp"
@@ -71,7 +72,8 @@ using Answer = node::CompletionEntry;
 
 // A send the ghost took: still in its cell (`held`: a large or synchronous
 // one, whose sender waits), or with its small data copied out of a cell the
-// sender already got back.
+// sender already got back; or one another node's ghost carried here
+// (`from_ghost`), with its data if eager.
 struct Send {
     Origin origin;
     std::int32_t payload = -1;  // its slot while held, if its data is in one
@@ -81,6 +83,8 @@ struct Send {
     std::uint64_t bytes = 0;
     std::uint64_t address = 0;  // referenced data in the sender's memory; 0: inline
     std::vector<std::byte> data;
+    int from_ghost = -1;
+    RemoteEnvelope remote;
 };
 
 // A receive the ghost took, with what it needs of its cell.
@@ -100,7 +104,22 @@ struct Domain {
     std::deque<Send> unexpected;
 };
 
-class Ghost {
+// A send carried to another node's ghost, until it answers done.
+struct Carried {
+    Origin origin;
+    int to = 0;                     // the receiver's ghost
+    std::vector<std::byte> staging;  // a copy of the data the sender's memory held
+};
+
+// An RDMA Read of a matched RTS from another node, until it completes.
+struct Read {
+    Send send;
+    Receive receive;
+    std::size_t bytes = 0;
+    std::vector<std::byte> staging;  // when the ghost does not map the receive's memory
+};
+
+class Ghost final : private GhostNetwork::Handler {
   public:
     Ghost(const node::GhostArea& area, const node::Region& region,
           const GhostAssignment& assignment)
@@ -112,23 +131,35 @@ class Ghost {
           domains_(shape_.matching == config::GhostMatching::receiver
                        ? static_cast<std::size_t>(shape_.local_size)
                        : 1),
-          offset_bits_(ghost_offset_bits(shape_)),
+          offset_bits_(assignment.layout.offset_bits()),
           backlog_(static_cast<std::size_t>(shape_.local_size)),
           bounce_(kBounceBytes),
           shared_(area, region),
-          backend_(wake::make_backend(config::WakeBackend::futex)) {}
+          backend_(wake::make_backend(config::WakeBackend::futex)) {
+        for (int local = 0; local < shape_.local_size; ++local) {
+            const auto world = static_cast<std::size_t>(world_rank_of(local));
+            if (local_of_world_.size() <= world) local_of_world_.resize(world + 1, -1);
+            local_of_world_[world] = local;
+        }
+        if (assignment.layout.domains() > 1)
+            network_ = std::make_unique<GhostNetwork>(
+                block_.exchange, assignment.layout, assignment.ghost, shape_.inline_bytes,
+                assignment.verbs_credits, block_.word, static_cast<GhostNetwork::Handler&>(*this));
+    }
 
     void run() {
         // Its last look before sleeping: a rank pushes, then rings (ring_ghost).
         const auto nothing_to_do = [&] {
             store_load_fence();
+            if (network_ && (!network_->arm() || network_->progress() > 0)) return false;
             return block_.stop.load() == 0 && !anything_queued();
         };
         auto last_cell = std::chrono::steady_clock::now();
         int empty_passes = 0;
         while (block_.stop.load(std::memory_order_acquire) == 0) {
             if (backlogged_ != 0) flush_backlog();
-            if (drain()) {
+            const bool network_work = network_ && network_->progress() > 0;
+            if (drain() || network_work) {
                 empty_passes = 0;
                 last_cell = std::chrono::steady_clock::now();
                 continue;
@@ -217,7 +248,7 @@ class Ghost {
 
     // The key of a receive posted by, or of a message to, local rank `receiver`.
     Key key(std::uint16_t context, std::int32_t source, std::int32_t tag, int receiver) const {
-        const auto offset = static_cast<std::uint32_t>(ghost_offset(receiver, shape_.ghosts));
+        const auto offset = static_cast<std::uint32_t>(assignment_.layout.offset(world_rank_of(receiver)));
         switch (shape_.matching) {
             case config::GhostMatching::dup:
                 return {(std::uint32_t{context} << offset_bits_) | offset, source, tag};
@@ -242,6 +273,10 @@ class Ghost {
     }
 
     void message_sent(const Origin& origin, const PostCell& cell) {
+        if ((cell.flags & node::kCellRemote) != 0) {
+            carry(origin, cell);
+            return;
+        }
         const bool inline_data = cell.payload >= 0;
         Send send{origin,
                   cell.payload,
@@ -250,17 +285,11 @@ class Ghost {
                   cell.tag,
                   cell.bytes,
                   inline_data ? 0 : cell.address,
+                  {},
+                  -1,
                   {}};
+        if (matched_on_arrival(send, cell.peer)) return;
         Domain& domain = this->domain(cell.peer);
-        const auto it = find(
-            domain.posted, [&](const Receive& receive) { return matches(receive.key, send.key); });
-        if (it != domain.posted.end()) {
-            const Receive taken = *it;
-            domain.posted.erase(it);
-            deliver(send, taken);
-            return;
-        }
-        block_.unexpected.fetch_add(1, std::memory_order_relaxed);
         // Small data leaves the cell, so that the sender gets it back: a
         // sender's cells must not run out on messages its peers have not
         // asked for yet (each could be waiting for a receive it cannot post).
@@ -271,6 +300,141 @@ class Ghost {
             reply(origin, {});
         }
         domain.unexpected.push_back(std::move(send));
+    }
+
+    // Delivers a message to local rank `receiver` if a receive waits for it;
+    // otherwise counts it as unexpected.
+    bool matched_on_arrival(const Send& send, int receiver) {
+        Domain& domain = this->domain(receiver);
+        const auto it = find(
+            domain.posted, [&](const Receive& receive) { return matches(receive.key, send.key); });
+        if (it == domain.posted.end()) {
+            block_.unexpected.fetch_add(1, std::memory_order_relaxed);
+            return false;
+        }
+        const Receive taken = *it;
+        domain.posted.erase(it);
+        deliver(send, taken);
+        return true;
+    }
+
+    // A send to another node's rank: on to the ghost that serves it
+    // (ghost_network.hpp), whole if small, else as an RTS for memory this
+    // ghost registers: the sender's MPI_Alloc_mem block, or a copy.
+    void carry(const Origin& origin, const PostCell& cell) {
+        block_.forwarded.fetch_add(1, std::memory_order_relaxed);
+        const bool synchronous = (cell.flags & node::kCellSynchronous) != 0;
+        Carried carried{origin, assignment_.layout.serving_ghost(cell.peer), {}};
+        const RemoteEnvelope envelope{.id = ++last_carried_,
+                                      .bytes = cell.bytes,
+                                      .receiver = cell.peer,
+                                      .source = cell.rank,
+                                      .tag = cell.tag,
+                                      .context = cell.context,
+                                      .synchronous = static_cast<std::uint8_t>(synchronous)};
+        const std::byte* data = cell.payload >= 0 ? area_.payload(origin.owner, cell.payload)
+                                                  : shared_.find(origin.owner, cell.address,
+                                                                 cell.bytes);
+        if (data == nullptr && cell.bytes > 0) {
+            carried.staging.resize(cell.bytes);
+            if (int err = cross_memory::read(pid_of(origin.owner), carried.staging.data(),
+                                             cell.bytes, cell.address)) {
+                log::error("ghost {}: cannot read the {} bytes rank {} sends to rank {}: {}",
+                           assignment_.index, cell.bytes, world_rank_of(origin.owner), cell.peer,
+                           std::strerror(err));
+                reply(origin, {.error = kErrOther});
+                return;
+            }
+            data = carried.staging.data();
+        }
+        if (cell.bytes <= network_->eager_bytes()) {
+            network_->send(carried.to, envelope, {data, cell.bytes});
+            // The data has left: a standard send is complete.
+            if (!synchronous) {
+                reply(origin, {});
+                return;
+            }
+            carried.staging.clear();
+        } else if (!network_->send_rts(carried.to, envelope, data, cell.bytes)) {
+            reply(origin, {.error = kErrOther});
+            return;
+        }
+        carried_.emplace(envelope.id, std::move(carried));
+    }
+
+    // GhostNetwork::Handler: a message another node's ghost carried here.
+    void remote_message(int from, const RemoteEnvelope& envelope,
+                        std::span<const std::byte> data) override {
+        const int receiver = local_of_world_[static_cast<std::size_t>(envelope.receiver)];
+        Send send{{-1, 0, 0},
+                  -1,
+                  false,
+                  key(envelope.context, envelope.source, envelope.tag, receiver),
+                  envelope.tag,
+                  envelope.bytes,
+                  0,
+                  {data.begin(), data.end()},
+                  from,
+                  envelope};
+        if (!matched_on_arrival(send, receiver))
+            domain(receiver).unexpected.push_back(std::move(send));
+    }
+
+    void remote_done(std::uint64_t id, int error) override {
+        const auto it = carried_.find(id);
+        if (it == carried_.end()) return;
+        reply(it->second.origin, {.error = error});
+        carried_.erase(it);
+    }
+
+    void ghost_failed(int ghost) override {
+        log::error("ghost {}: ghost {} of another node is unreachable; the sends carried to it "
+                   "fail",
+                   assignment_.index, ghost);
+        std::erase_if(carried_, [&](auto& entry) {
+            if (entry.second.to != ghost) return false;
+            reply(entry.second.origin, {.error = kErrOther});
+            return true;
+        });
+    }
+
+    // Reads a matched RTS into the receive, then answers both ends.
+    void start_read(const Send& send, const Receive& to) {
+        const std::uint64_t cookie = ++last_read_;
+        Read& read = reads_.emplace(cookie, Read{send, to, std::min(send.bytes, to.capacity), {}})
+                         .first->second;
+        std::byte* into = to.payload >= 0 ? area_.payload(to.origin.owner, to.payload)
+                                          : shared_.find(to.origin.owner, to.address, read.bytes);
+        if (into == nullptr) {
+            read.staging.resize(read.bytes);
+            into = read.staging.data();
+        }
+        if (read.bytes == 0 || !network_->read(send.from_ghost, send.remote, into, read.bytes, cookie))
+            read_done(cookie, read.bytes == 0 ? 0 : kErrOther);
+    }
+
+    void read_done(std::uint64_t cookie, int error) override {
+        const auto it = reads_.find(cookie);
+        if (it == reads_.end()) return;
+        const Read read = std::move(it->second);
+        reads_.erase(it);
+        const int receiver = read.receive.origin.owner;
+        if (error == 0 && !read.staging.empty())
+            error = cross_memory::write(pid_of(receiver), read.staging.data(), read.bytes,
+                                        read.receive.address) != 0
+                        ? kErrOther
+                        : 0;
+        if (error != 0)
+            log::error("ghost {}: the {} bytes rank {} receives from another node failed to arrive",
+                       assignment_.index, read.bytes, world_rank_of(receiver));
+        else
+            block_.rdma_read_bytes.fetch_add(read.bytes, std::memory_order_relaxed);
+        reply(read.receive.origin,
+              {.bytes = error == 0 ? read.bytes : 0,
+               .source = read.send.key.source,
+               .tag = read.send.tag,
+               .error = error != 0 ? error : read.send.bytes > read.receive.capacity ? kErrTruncate : 0});
+        network_->send_done(read.send.from_ghost, read.send.remote.id, error);
     }
 
     // The first message of the domain that a receive of `cell`'s envelope
@@ -339,7 +503,7 @@ class Ghost {
                 found = it->origin;
                 posted.erase(it);
             }
-        } else if (cell.rank < shape_.local_size) {
+        } else if ((cell.flags & node::kCellRemote) == 0) {
             auto& unexpected = domain(cell.rank).unexpected;
             const auto it = std::find_if(unexpected.begin(), unexpected.end(), [&](const Send& s) {
                 return s.held && s.origin == target;
@@ -356,24 +520,33 @@ class Ghost {
     // Copies a matched message into its receive and completes both.
     void deliver(const Send& send, const Receive& to) {
         block_.matches.fetch_add(1, std::memory_order_relaxed);
+        if (send.from_ghost >= 0 && send.remote.rts != 0) {
+            start_read(send, to);
+            return;
+        }
         const int sender = send.origin.owner;
         const int receiver = to.origin.owner;
         const std::size_t bytes = std::min(send.bytes, to.capacity);
         std::byte* slot = to.payload >= 0 ? area_.payload(receiver, to.payload) : nullptr;
         const int err = copy(send, to.address, bytes, receiver, slot);
         if (err != 0)
-            log::error(
-                "ghost {}: moving {} bytes from rank {} (pid {}) to rank {} (pid {}) failed: "
-                "{}{}",
-                assignment_.index, bytes, world_rank_of(sender), pid_of(sender),
-                world_rank_of(receiver), pid_of(receiver), std::strerror(err),
-                err == ESRCH ? " (one of them has died)" : "");
+            log::error("ghost {}: moving {} bytes from {} to rank {} (pid {}) failed: {}{}",
+                       assignment_.index, bytes,
+                       send.from_ghost >= 0 ? std::string("another node")
+                                            : fmt::format("rank {} (pid {})", world_rank_of(sender),
+                                                          pid_of(sender)),
+                       world_rank_of(receiver), pid_of(receiver), std::strerror(err),
+                       err == ESRCH ? " (one of them has died)" : "");
         const int error = err != 0 ? kErrOther : send.bytes > to.capacity ? kErrTruncate : 0;
         reply(to.origin, {.bytes = err == 0 ? bytes : 0,
                           .source = send.key.source,
                           .tag = send.tag,
                           .error = error});
-        if (send.held) reply(send.origin, {});
+        if (send.from_ghost < 0) {
+            if (send.held) reply(send.origin, {});
+        } else if (send.remote.synchronous != 0) {
+            network_->send_done(send.from_ghost, send.remote.id, 0);
+        }
     }
 
     // One copy where the ghost maps either end (a shared block, or the
@@ -493,6 +666,13 @@ class Ghost {
     std::vector<std::byte> bounce_;
     SharedMaps shared_;
     std::unique_ptr<wake::Backend> backend_;
+    std::vector<int> local_of_world_;  // -1: not on this host
+    // Across nodes (ghost_network.hpp): only when the job has several domains.
+    std::unique_ptr<GhostNetwork> network_;
+    std::unordered_map<std::uint64_t, Carried> carried_;  // by id, until done
+    std::uint64_t last_carried_ = 0;
+    std::unordered_map<std::uint64_t, Read> reads_;  // by cookie
+    std::uint64_t last_read_ = 0;
 };
 
 }  // namespace

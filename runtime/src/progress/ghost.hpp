@@ -21,38 +21,29 @@
 // paper's ghost, ours sees the sender's true rank, so wildcard receives need
 // no tag trick and report the right source in either.
 //
+// Across nodes, each node has its ghosts, and a message to another node's
+// rank goes from a ghost of the sender's node to the receiver's ghost over
+// verbs (ghost_layout.hpp says which ghost does what, ghost_network.hpp how
+// they talk).
+//
 // This file: the ghost's side. ghost_client.hpp: the rank's side.
 #pragma once
 
-#include <bit>
 #include <vector>
 
 #include "node/ghost_area.hpp"
 #include "node/region.hpp"
+#include "progress/ghost_layout.hpp"
 
 namespace si::progress {
 
 struct GhostAssignment {
-    int index = 0;           // its GhostBlock
-    std::vector<int> ranks;  // local indices of the receivers it serves
-    std::vector<int> cpus;   // where to run; empty: leave it to the OS
+    int index = 0;          // its GhostBlock in the host's area
+    int ghost = 0;          // its number in the job (GhostLayout)
+    std::vector<int> cpus;  // where to run; empty: leave it to the OS
+    GhostLayout layout;
+    int verbs_credits = 0;  // SI_VERBS_CREDITS, between ghosts of different nodes
 };
-
-// The ghost that serves local rank `local_index` as a receiver.
-inline int ghost_of(int local_index, int ghosts) {
-    return local_index % ghosts;
-}
-
-// The receiver's place among the ranks its ghost serves (seed 003's offset),
-// and how many bits it takes: what SI_GHOST_MATCHING=dup adds to the
-// communicator and tag shifts into the tag's low bits.
-inline int ghost_offset(int local_index, int ghosts) {
-    return local_index / ghosts;
-}
-inline int ghost_offset_bits(const node::GhostArea::Shape& shape) {
-    const int most_served = (shape.local_size + shape.ghosts - 1) / shape.ghosts;
-    return std::bit_width(static_cast<unsigned>(most_served - 1));
-}
 
 // The ghost's main loop; returns when its block's stop flag is set.
 void run_ghost(const node::GhostArea& area, const node::Region& region,

@@ -12,6 +12,7 @@
 
 #include "base/log.hpp"
 #include "progress/ghost.hpp"
+#include "progress/ghost_network.hpp"
 #include "progress/node_process.hpp"
 #include "wake/backends.hpp"
 
@@ -32,7 +33,7 @@ constexpr auto kLivenessPeriod = 20ms;
 // What a cell says about its operation, kept by the operation until it has
 // a cell.
 struct Fields {
-    std::uint8_t synchronous = 0;
+    std::uint8_t flags = 0;  // node::kCellSynchronous, kCellRemote
     std::uint16_t context = 0;
     std::int32_t peer = 0;
     std::int32_t rank = 0;
@@ -90,6 +91,8 @@ class GhostOperation final : public p2p::Activity {
         } else if (answer_->found != 0) {
             completion_.cancelled = true;
         }
+        // A send fails only when its data could not reach another node.
+        if (kind_ == node::CellKind::send) completion_.error = answer_->error;
         if (kind_ != node::CellKind::send && !completion_.cancelled) {
             completion_.source = answer_->source;
             completion_.tag = answer_->tag;
@@ -137,7 +140,7 @@ class GhostOperation final : public p2p::Activity {
         // Named by its cell and token (ghost.cpp: cancel), and a send by its receiver.
         node::PostCell& request = client_.area_.cell(client_.local_index_, grant->index);
         request.kind = node::CellKind::cancel;
-        request.flags = 0;
+        request.flags = fields_.flags & node::kCellRemote;
         request.payload = -1;
         request.peer = static_cast<std::int32_t>(*cell_);
         request.address = token_;
@@ -172,7 +175,8 @@ class GhostOperation final : public p2p::Activity {
                                        : !probe() && fields_.bytes > 0 &&
                                              free_slots > client_.shape_.payloads_per_rank / 2);
         // A small standard send gives its cell back as soon as the ghost took it.
-        const bool transient = send && slot_wanted && fields_.synchronous == 0;
+        const bool synchronous = (fields_.flags & node::kCellSynchronous) != 0;
+        const bool transient = send && slot_wanted && !synchronous;
         std::optional<GhostClient::CellGrant> grant;
         if (first) grant = client_.acquire_cell(transient);
         if (grant) cell_ = grant->index;
@@ -190,7 +194,7 @@ class GhostOperation final : public p2p::Activity {
         if (waited_) waiting.pop_front();
         node::PostCell& cell = client_.area_.cell(client_.local_index_, *cell_);
         cell.kind = kind_;
-        cell.flags = fields_.synchronous != 0 ? node::kCellSynchronous : 0;
+        cell.flags = fields_.flags;
         cell.context = fields_.context;
         cell.peer = fields_.peer;
         cell.rank = fields_.rank;
@@ -220,7 +224,7 @@ class GhostOperation final : public p2p::Activity {
             client_.detach_cell(*cell_);
             return false;
         }
-        if (!inline_send || fields_.synchronous != 0) return false;
+        if (!inline_send || synchronous) return false;
         // The data is in the cell: the send is complete, the cell the ghost's
         // until it says done.
         ++client_.stats_.inline_sends;
@@ -246,11 +250,14 @@ class GhostOperation final : public p2p::Activity {
 };
 
 GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
-                         const node::GhostArea& area, const node::Locality& locality)
+                         const node::GhostArea& area, const node::Locality& locality,
+                         GhostLayout layout, int verbs_credits)
     : engine_(engine),
       area_(area),
       local_index_(locality.local_index()),
+      world_rank_(locality.world_rank),
       shape_(area.shape()),
+      layout_(std::move(layout)),
       local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
       queue_heads_(static_cast<std::size_t>(shape_.ghosts), 0),
       ghost_pidfds_(static_cast<std::size_t>(shape_.ghosts), -1) {
@@ -260,19 +267,32 @@ GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
     for (std::uint32_t cell = shape_.cells_per_rank; cell-- > 0;) free_cells_.push_back(cell);
     for (auto slot = static_cast<std::int32_t>(shape_.payloads_per_rank); slot-- > 0;)
         free_payloads_.push_back(slot);
-    if (local_index_ != 0) return;
+    const int domain = layout_.domain_of(world_rank_);
+    const int first = layout_.first_ghost(domain);
+    for (int ghost = first; ghost < first + layout_.ghosts_in(domain); ++ghost)
+        domain_blocks_.push_back(layout_.block_of(ghost));
+    if (layout_.index_in_domain(world_rank_) != 0) return;
     // Forked now, before this process has runtime threads.
-    const std::vector<ProcessPlacement> placement = place_node_processes(region, shape_.ghosts);
-    for (int g = 0; g < shape_.ghosts; ++g) {
+    const std::vector<ProcessPlacement> placement =
+        place_node_processes(region, static_cast<int>(domain_blocks_.size()));
+    for (std::size_t i = 0; i < domain_blocks_.size(); ++i) {
         GhostAssignment assignment;
-        assignment.index = g;
-        assignment.cpus = placement[static_cast<std::size_t>(g)].cpus;
-        for (int rank = 0; rank < shape_.local_size; ++rank)
-            if (ghost_of(rank, shape_.ghosts) == g) assignment.ranks.push_back(rank);
+        assignment.index = domain_blocks_[i];
+        assignment.ghost = first + static_cast<int>(i);
+        assignment.cpus = placement[i].cpus;
+        assignment.layout = layout_;
+        assignment.verbs_credits = verbs_credits;
         const int pid = spawn_ghost(area, region, assignment);
-        area.ghost(g).pid.store(pid, std::memory_order_release);
-        started_ghosts_.emplace_back(g, pid);
+        area.ghost(assignment.index).pid.store(pid, std::memory_order_release);
+        started_ghosts_.emplace_back(assignment.index, pid);
     }
+}
+
+void GhostClient::connect(bootstrap::Bootstrap& bootstrap) {
+    if (layout_.domains() < 2) return;
+    std::vector<int> started;
+    for (const auto& [block, pid] : started_ghosts_) started.push_back(block);
+    connect_ghost_network(bootstrap, area_, started);
 }
 
 GhostClient::~GhostClient() {
@@ -284,18 +304,22 @@ GhostClient::~GhostClient() {
 p2p::Request* GhostClient::isend(const void* data, std::size_t bytes, int dest, int tag,
                                  const p2p::CommRef& comm, std::uint16_t context,
                                  p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
-    const int receiver =
-        local_of_world_[static_cast<std::size_t>(comm.world_of[static_cast<std::size_t>(dest)])];
-    const Fields fields{mode == p2p::SendMode::synchronous ? std::uint8_t{1} : std::uint8_t{0},
+    // A receiver of this domain by its local index; one of another by its
+    // world rank, for the ghost that carries the message there.
+    const int world = comm.world_of[static_cast<std::size_t>(dest)];
+    const bool remote = layout_.domain_of(world) != layout_.domain_of(world_rank_);
+    std::uint8_t flags = mode == p2p::SendMode::synchronous ? node::kCellSynchronous : 0;
+    if (remote) flags |= node::kCellRemote;
+    const Fields fields{flags,
                         context,
-                        receiver,
+                        remote ? world : local_of_world_[static_cast<std::size_t>(world)],
                         comm.rank,
                         tag,
                         reinterpret_cast<std::uint64_t>(data),
                         bytes};
+    const int block = layout_.block_of(layout_.carrying_ghost(world_rank_, world));
     return engine_.start(
-        std::make_unique<GhostOperation>(*this, node::CellKind::send,
-                                         ghost_of(receiver, shape_.ghosts), fields, data),
+        std::make_unique<GhostOperation>(*this, node::CellKind::send, block, fields, data),
         p2p::Request::Kind::send, std::move(hook));
 }
 
@@ -311,7 +335,7 @@ p2p::Request* GhostClient::irecv(void* buffer, std::size_t capacity, int source,
                         capacity};
     return engine_.start(
         std::make_unique<GhostOperation>(*this, node::CellKind::receive,
-                                         ghost_of(local_index_, shape_.ghosts), fields, nullptr),
+                                         serving_block(world_rank_), fields, nullptr),
         p2p::Request::Kind::receive, std::move(hook));
 }
 
@@ -338,7 +362,7 @@ std::optional<std::pair<std::int32_t, p2p::Completion>> GhostClient::ask(node::C
                         tag == p2p::kAnyTag ? node::kGhostAnyTag : tag,
                         0,
                         0};
-    GhostOperation probe(*this, kind, ghost_of(local_index_, shape_.ghosts), fields, nullptr);
+    GhostOperation probe(*this, kind, serving_block(world_rank_), fields, nullptr);
     p2p::Request* request = engine_.start(probe);
     engine_.wait(request);
     const p2p::Completion answer = request->result;
@@ -352,7 +376,7 @@ p2p::Request* GhostClient::imrecv(std::int32_t message, void* buffer, std::size_
     const Fields fields{0, 0, message, 0, 0, reinterpret_cast<std::uint64_t>(buffer), capacity};
     return engine_.start(
         std::make_unique<GhostOperation>(*this, node::CellKind::matched_receive,
-                                         ghost_of(local_index_, shape_.ghosts), fields, nullptr),
+                                         serving_block(world_rank_), fields, nullptr),
         p2p::Request::Kind::receive, std::move(hook));
 }
 
@@ -386,7 +410,7 @@ std::optional<GhostClient::CellGrant> GhostClient::acquire_cell(bool transient) 
 }
 
 void GhostClient::collect_completions() {
-    for (int g = 0; g < shape_.ghosts; ++g) {
+    for (int g : domain_blocks_) {
         node::CompletionRing& ring = area_.completions(g, local_index_);
         std::uint64_t tail = ring.tail.load(std::memory_order_relaxed);
         const std::uint64_t head = ring.head.load(std::memory_order_acquire);
@@ -439,7 +463,7 @@ bool GhostClient::ghosts_alive() {
     const auto now = std::chrono::seconds(coarse.tv_sec) + std::chrono::nanoseconds(coarse.tv_nsec);
     if (now - last_liveness_check_ < kLivenessPeriod) return true;
     last_liveness_check_ = now;
-    for (int g = 0; g < shape_.ghosts; ++g) {
+    for (int g : domain_blocks_) {
         const node::GhostBlock& ghost = area_.ghost(g);
         if (!node_process_exited(ghost.pid.load(std::memory_order_acquire),
                                  ghost_pidfds_[static_cast<std::size_t>(g)]) ||
@@ -525,6 +549,8 @@ std::vector<Counter> GhostClient::counters() const {
         out.emplace_back(prefix + "referenced_bytes", ghost.referenced_bytes.load());
         out.emplace_back(prefix + "single_copy_bytes", ghost.single_copy_bytes.load());
         out.emplace_back(prefix + "sleeps", ghost.sleeps.load());
+        out.emplace_back(prefix + "forwarded", ghost.forwarded.load());
+        out.emplace_back(prefix + "rdma_read_bytes", ghost.rdma_read_bytes.load());
         out.emplace_back(prefix + "cpu_us", ghost.cpu_ns.load() / 1000);
     }
     return out;

@@ -28,11 +28,13 @@
 #include <utility>
 #include <vector>
 
+#include "bootstrap/bootstrap.hpp"
 #include "node/ghost_area.hpp"
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "p2p/engine.hpp"
 #include "progress/counter.hpp"
+#include "progress/ghost_layout.hpp"
 
 namespace si::progress {
 
@@ -47,8 +49,13 @@ class GhostOperation;
 
 class GhostClient {
   public:
+    // Starts the domain's ghosts on its first rank; `verbs_credits` for
+    // their connections to other domains' ghosts.
     GhostClient(p2p::Engine& engine, const node::Region& region, const node::GhostArea& area,
-                const node::Locality& locality);
+                const node::Locality& locality, GhostLayout layout, int verbs_credits);
+    // With several domains: connects the ghosts of every domain (every rank
+    // calls it: it fences with the job). Throws si::Error.
+    void connect(bootstrap::Bootstrap& bootstrap);
     // Stops the ghosts (first rank of a node): every rank of the node must
     // be done communicating.
     ~GhostClient();
@@ -116,10 +123,17 @@ class GhostClient {
     // False once a ghost of the node has died (checked now and then).
     bool ghosts_alive();
 
+    // The area block of the ghost that matches for world rank `rank`, or
+    // that carries this rank's messages to it.
+    int serving_block(int rank) const { return layout_.block_of(layout_.serving_ghost(rank)); }
+
     p2p::Engine& engine_;
     const node::GhostArea& area_;
     const int local_index_;
+    const int world_rank_;
     const node::GhostArea::Shape shape_;
+    const GhostLayout layout_;
+    std::vector<int> domain_blocks_;   // this rank's domain's ghosts
     std::vector<int> local_of_world_;  // world rank -> local index
     std::vector<std::uint32_t> free_cells_;
     std::vector<std::int32_t> free_payloads_;

@@ -9,6 +9,9 @@
  * (ghostN_single_copy_bytes) and every large one from the sender's memory.
  * MPI_Free_mem gives the memory back; a second round on new memory must see
  * its own data (a ghost's mapping of freed memory must not be reused).
+ * With a node per rank (over verbs), every large message is read by RDMA
+ * from the sender's ghost instead, which registers the sender's block when
+ * it maps it and a copy otherwise.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +24,16 @@ enum { kBig = 1 << 20, kSmall = 100, kRounds = 2 };
 static int check(int nranks, const int* notes) {
     (void)notes;
     const long long pairs = nranks / 2;
+    int errs = 0;
+    if (ghost_domain_size(nranks) == 1) {
+        /* Every pair spans two nodes: each large message was read by RDMA. */
+        const long long read = stats_sum_all(nranks, "ghost", "_rdma_read_bytes");
+        return MT_CHECK(read == 4LL * kBig * pairs * kRounds,
+                        "ghosts read %lld bytes from other nodes, expected %lld", read,
+                        4LL * kBig * pairs * kRounds);
+    }
     const long long single = stats_sum(0, "ghost", "_single_copy_bytes");
     const long long referenced = stats_sum(0, "ghost", "_referenced_bytes");
-    int errs = 0;
     errs += MT_CHECK(single == 3LL * kBig * pairs * kRounds,
                      "ghosts copied %lld bytes in one copy, expected %lld", single,
                      3LL * kBig * pairs * kRounds);

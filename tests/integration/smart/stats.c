@@ -80,6 +80,20 @@ long long stats_sum(int rank, const char* prefix, const char* suffix) {
     return sum.total;
 }
 
+long long stats_sum_all(int nranks, const char* prefix, const char* suffix) {
+    long long total = 0;
+    for (int rank = 0; rank < nranks; ++rank) total += stats_sum(rank, prefix, suffix);
+    return total;
+}
+
+int ghost_domain_size(int nranks) {
+    const char* transport = getenv("SI_TRANSPORT");
+    const char* node_size = getenv("SI_NODE_SIZE");
+    if (transport == NULL || strcmp(transport, "verbs") != 0 || node_size == NULL) return nranks;
+    const int size = atoi(node_size);
+    return size > 0 && size < nranks ? size : nranks;
+}
+
 int stats_finish(int errors, int note, int (*check)(int nranks, const int* notes)) {
     int rank = 0, size = 0, total = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

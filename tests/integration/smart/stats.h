@@ -19,6 +19,16 @@ long long stats_counter(int rank, const char* name);
  * with `suffix` (e.g. "helper", "_wakes"). */
 long long stats_sum(int rank, const char* prefix, const char* suffix);
 
+/* The same over ranks 0 .. nranks - 1: the counters of ghosts are on the
+ * rank that started them, the first of each ghost domain. */
+long long stats_sum_all(int nranks, const char* prefix, const char* suffix);
+
+/* SI_PROGRESS=ghost: how many ranks one set of ghosts serves. Simulated nodes
+ * (SI_NODE_SIZE) have ghosts of their own when they talk verbs, which the
+ * tests ask for with SI_TRANSPORT=verbs; otherwise the host's ghosts serve
+ * the whole job. */
+int ghost_domain_size(int nranks);
+
 /* Reduces the error count to rank 0 and gathers every rank's `note` there,
  * finalizes, and on rank 0 adds what `check` finds in the counters of all
  * `nranks` ranks (NULL: nothing), prints "No Errors" or "Found N errors", and
