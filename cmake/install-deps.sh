@@ -7,7 +7,7 @@ packages="build-essential cmake ninja-build pkg-config git gfortran python3
 libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
 mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps
-libfccp-dev libcpptoml-dev nlohmann-json3-dev clang libclang-rt-14-dev cppcheck
+libfccp-dev libcpptoml-dev nlohmann-json3-dev clang libclang-rt-14-dev cppcheck clang-tidy
 qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio
 slurmd slurmctld slurm-client munge"
 

@@ -39,7 +39,7 @@
 
 #define SI_WAKE_MAX_SLOTS_PER_FILE 256
 #define SI_WAKE_MAX_BATCH	64		/* ids per SI_WAKE_IOC_WAKE */
-#define SI_WAKE_MAX_TIMEOUT_MS	(3600u * 1000u)
+#define SI_WAKE_MAX_TIMEOUT_MS	3600000u /* one hour */
 
 struct si_wake_version {
 	__u32 abi_version;	/* SI_WAKE_ABI_VERSION */

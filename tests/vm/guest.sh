@@ -81,6 +81,17 @@ step_smart_kmod() {
     [ "$(counter slots_in_use)" = 0 ] || { echo "slots left behind"; return 1; }
 }
 
+# Fault injection with the module (tests/stress/fault_inject.py): ranks,
+# helpers and ghosts killed at random while interrupt threads sleep in
+# si_wake; every slot must go with its process. The guest is emulated, so a
+# job gets 10 s to end instead of 2.
+step_faults_kmod() {
+    SI_WAKE=kmod python3 "$SI_VM_PROJECT/tests/stress/fault_inject.py" --sirun "$build/bin/sirun" \
+        --program "$build/bin/stress_traffic" --trials 12 --limit 10 || return 1
+    cat "$stats"
+    [ "$(counter slots_in_use)" = 0 ] || { echo "slots left behind"; return 1; }
+}
+
 step_unload() { rmmod si_wake; }
 
 # Tests the verbs transport registers with label `verbs`, if there are any yet.
@@ -144,6 +155,7 @@ main() {
     step ibv_devinfo step_devinfo
     step kmod_stress step_kmod
     step smart_kmod step_smart_kmod
+    step faults_kmod step_faults_kmod
     step verbs step_verbs
     step perftest step_perftest
     step rmmod step_unload

@@ -144,6 +144,7 @@ int split_intercommunicator(Call& call, const Communicator& inter, int color, in
         std::stable_sort(order.begin(), order.end(),
                          [&](int a, int b) { return table[a].key < table[b].key; });
         std::vector<int> world;
+        world.reserve(order.size());
         for (const int r : order) world.push_back(ranks[static_cast<std::size_t>(r)]);
         return world;
     };

@@ -27,7 +27,7 @@ enum class Streaming : bool { no, allowed };
 // On shared memory (microbench/p2p/dtype) pieces of 4 KiB lost to the copy
 // by up to 10 % in 256 KiB - 4 MiB messages; from 16 KiB they won by up to
 // 25 % (README, "Derived datatypes").
-inline constexpr std::size_t kMinPieceBytes = 16 * 1024;
+inline constexpr std::size_t kMinPieceBytes = std::size_t{16} * 1024;
 
 // Where the data of `count` items of a contiguous type at `buffer` starts;
 // no data: the buffer itself, which may be null.

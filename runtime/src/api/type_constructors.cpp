@@ -120,7 +120,7 @@ int build_array(Call& call, int ndims, const int* sizes,
     MPI_Datatype inner = MPI_DATATYPE_NULL;
     if (int rc = build(call, pieces, false, name, &inner)) return rc;
     const int error_class =
-        datatype::create_resized(inner, 0, static_cast<std::size_t>(total * extent), *newtype);
+        datatype::create_resized(inner, 0, total * extent, *newtype);
     (void)datatype::free_type(inner);
     if (error_class != MPI_SUCCESS)
         return call.fail(error_class, "cannot build {}: too many derived datatypes exist", name);

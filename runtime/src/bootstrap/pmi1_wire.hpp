@@ -58,7 +58,7 @@ bool is_wire_value(std::string_view value);
 class LineBuffer {
 public:
     // Longer lines mean the peer does not speak PMI-1 (or is broken).
-    static constexpr std::size_t kMaxLine = 64 * 1024;
+    static constexpr std::size_t kMaxLine = std::size_t{64} * 1024;
 
     enum class Fill { data, end_of_file, would_block, error };
 

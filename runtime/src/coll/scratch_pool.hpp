@@ -15,7 +15,7 @@ namespace si::coll {
 class ScratchPool {
   public:
     static constexpr std::size_t kAlign = 64;  // typed kernels may work on them
-    static constexpr std::size_t kPooledBytes = 64 * 1024;
+    static constexpr std::size_t kPooledBytes = std::size_t{64} * 1024;
 
     struct Return {
         std::size_t capacity;

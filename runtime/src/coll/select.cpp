@@ -7,12 +7,12 @@ namespace {
 // Below it, allreduce and reduce-scatter favour few rounds (recursive
 // doubling, the tree); from it, spreading the bytes and the work over every
 // rank (pairwise exchange). Allgather switches to the ring at the same size.
-constexpr std::size_t kSpreadBytes = 64 * 1024;
+constexpr std::size_t kSpreadBytes = std::size_t{64} * 1024;
 // From here a broadcast to 4 ranks or more scatters and allgathers.
-constexpr std::size_t kLargeBcastBytes = 512 * 1024;
+constexpr std::size_t kLargeBcastBytes = std::size_t{512} * 1024;
 // Blocks up to this size gather and scatter through the binomial tree,
 // whose log2(n) rounds beat n - 1 messages into one rank.
-constexpr std::size_t kTreeBlockBytes = 4 * 1024;
+constexpr std::size_t kTreeBlockBytes = std::size_t{4} * 1024;
 // Blocks up to this size go all-to-all with Bruck's log2(n) rounds.
 constexpr std::size_t kBruckBlockBytes = 256;
 

@@ -89,7 +89,7 @@ int store(Type type, const std::string& name, MPI_Datatype& out) {
     type.predefined = false;
     type.committed = false;
     type.handle = MPI_DATATYPE_NULL;
-    const std::string shortened = short_name(name);
+    std::string shortened = short_name(name);
     const int handle = derived_types().add(std::move(type), [&](int) { return shortened; });
     if (handle == 0) return MPI_ERR_INTERN;
     out = handle;

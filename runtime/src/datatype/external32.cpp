@@ -19,7 +19,7 @@ namespace {
 constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
 
 // Native packed bytes converted at a time for a non-contiguous type.
-constexpr std::size_t kChunkBytes = 64 * 1024;
+constexpr std::size_t kChunkBytes = std::size_t{64} * 1024;
 
 // The unsigned integer of N bytes, which holds the bits of any N-byte element.
 template <std::size_t N>

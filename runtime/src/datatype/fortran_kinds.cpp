@@ -114,7 +114,7 @@ int f90_type(int combiner, int p, int r, MPI_Datatype& out) {
         envelope.integers = {p, r};
     }
     type.envelope = std::make_shared<const Envelope>(std::move(envelope));
-    const std::string name =
+    std::string name =
         combiner == MPI_COMBINER_F90_INTEGER
             ? fmt::format("f90_integer({})", argument(r))
             : fmt::format("f90_{}({}, {})", combiner == MPI_COMBINER_F90_REAL ? "real" : "complex",

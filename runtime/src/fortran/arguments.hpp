@@ -112,7 +112,8 @@ inline std::string info_string_in(const char* fortran, std::size_t length) {
 // Copies a C string into a CHARACTER variable, blank-padded (cut if longer).
 inline void string_out(const char* c, char* fortran, std::size_t length) {
     const std::size_t n = std::min(std::strlen(c), length);
-    std::memcpy(fortran, c, n);
+    // Blank-padded, as Fortran wants, not NUL-terminated.
+    std::memcpy(fortran, c, n);  // NOLINT(bugprone-not-null-terminated-result)
     std::memset(fortran + n, ' ', length - n);
 }
 

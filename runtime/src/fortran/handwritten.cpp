@@ -70,6 +70,11 @@ MPI_Fint to_fortran_index(int index) {
     return index == MPI_UNDEFINED ? index : index + 1;
 }
 
+// Fortran displacements widened to MPI_Aint.
+std::vector<MPI_Aint> wide(const MPI_Fint* values, MPI_Fint count) {
+    return std::vector<MPI_Aint>(values, values + std::max<MPI_Fint>(count, 0));
+}
+
 }  // namespace
 
 extern "C" {
@@ -306,10 +311,6 @@ void pmpi_type_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, cons
     *ierr = MPI_Type_hvector(*count, *blocklength, *stride, *oldtype, newtype);
 }
 #pragma weak mpi_type_hvector_ = pmpi_type_hvector_
-
-std::vector<MPI_Aint> wide(const MPI_Fint* values, MPI_Fint count) {
-    return std::vector<MPI_Aint>(values, values + std::max<MPI_Fint>(count, 0));
-}
 
 void pmpi_type_hindexed_(const MPI_Fint* count, MPI_Fint* blocklengths,
                          const MPI_Fint* displacements, const MPI_Fint* oldtype,

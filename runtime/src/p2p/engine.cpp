@@ -24,7 +24,7 @@ constexpr int kErrOther = 16;
 
 // Rendezvous sends at least this large teach the engine how long a transfer
 // takes per byte; smaller ones are dominated by fixed costs.
-constexpr std::size_t kLearnFromBytes = 64 * 1024;
+constexpr std::size_t kLearnFromBytes = std::size_t{64} * 1024;
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {
@@ -192,7 +192,7 @@ void Engine::recycle(Unexpected* entry) {
     // Enough for a burst of early arrivals; eager payloads up to 16 KiB keep
     // their buffers, larger ones give them back.
     constexpr std::size_t kSpares = 64;
-    constexpr std::size_t kKeptCapacity = 16 * 1024;
+    constexpr std::size_t kKeptCapacity = std::size_t{16} * 1024;
     if (spare_unexpected_.size() == kSpares) {
         delete entry;
         return;

@@ -25,7 +25,7 @@ using transport::Segment;
 
 // A streamed send publishes its progress every this many bytes, and its
 // receiver reads at least this many at a time until the end.
-inline constexpr std::size_t kStreamPart = 128 * 1024;
+inline constexpr std::size_t kStreamPart = std::size_t{128} * 1024;
 
 // Reads `bytes` from the peer's run at `remote` into `pieces`, from `skip`
 // bytes into them, kMaxSegmentsPerCall pieces a call. Returns done or failed.

@@ -69,7 +69,7 @@ int GhostLayout::offset_bits() const {
         most_served = std::max(
             most_served, (domain_size_[static_cast<std::size_t>(domain)] + ghosts - 1) / ghosts);
     }
-    return std::bit_width(static_cast<unsigned>(most_served - 1));
+    return static_cast<int>(std::bit_width(static_cast<unsigned>(most_served - 1)));
 }
 
 }  // namespace si::progress

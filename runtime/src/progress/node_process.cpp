@@ -119,6 +119,7 @@ std::vector<ProcessPlacement> place_node_processes(const node::Region& region, i
         return placement;
     }
     std::vector<int> rank_core;
+    rank_core.reserve(rank_cpus.size());
     for (const std::vector<int>& cpus : rank_cpus)
         rank_core.push_back(node::core_cpu_of(topology, cpus));
     for (int g = 0; g < count; ++g)

@@ -81,7 +81,7 @@ bool replies(MessageType type);
 // The largest message the owner's posted receive takes; data that does not
 // fit follows on its own tag, and so does a target layout that does not fit
 // (then ahead of the data, in the same message).
-inline constexpr std::size_t kMessageBytes = 16 * 1024;
+inline constexpr std::size_t kMessageBytes = std::size_t{16} * 1024;
 
 // Tags on the window's communicator: 0 for messages to the owner, then per
 // (origin, target) sequence number s a data tag and a reply tag, so that

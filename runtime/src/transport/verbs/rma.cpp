@@ -19,7 +19,7 @@ std::optional<PinnedRange> VerbsTransport::pin(std::uintptr_t begin, std::size_t
     if (mr == nullptr && err != ENOMEM) {
         // Read-only memory (a constant buffer sent with the rendezvous) cannot
         // be pinned for writing; peers may still read it.
-        mr = ::ibv_reg_mr(pd_, address, bytes, IBV_ACCESS_REMOTE_READ);
+        mr = ::ibv_reg_mr(pd_, address, bytes, static_cast<int>(IBV_ACCESS_REMOTE_READ));
         writable = false;
         if (mr == nullptr) err = errno;
     }
