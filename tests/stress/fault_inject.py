@@ -46,9 +46,10 @@ def trial(args, rng, number):
     served_by = {"smart": ["helper"], "ghost": ["ghost"]}.get(mode, [])
     victim_kind = rng.choice(["rank"] * 3 + served_by)
     sig = signal.SIGKILL if victim_kind == "helper" else rng.choice(SIGNALS)
-    delay = rng.uniform(0.05, 0.6)
+    delay = rng.uniform(*args.after)
     env = dict(os.environ, SI_PROGRESS=mode, **extra)
-    job = subprocess.Popen([args.sirun, "--timeout", "60", "-n", str(ranks), args.program, "2"],
+    job = subprocess.Popen([args.sirun, "--timeout", "60", "-n", str(ranks), args.program,
+                            str(args.seconds)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
     time.sleep(delay)
     rank_pids = [p for p in children(job.pid) if name_of(p) not in NODE_PROCESSES]
@@ -117,6 +118,12 @@ def main():
     parser.add_argument("--program", required=True)
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="seconds of traffic a job runs if nothing kills it")
+    parser.add_argument("--after", type=float, nargs=2, default=(0.05, 0.6),
+                        metavar=("MIN", "MAX"),
+                        help="seconds after the start the fault comes, drawn between the two "
+                             "(an emulated machine needs longer to get past MPI_Init)")
     parser.add_argument("--limit", type=float, default=2.0,
                         help="seconds a job may take to end after a rank died")
     args = parser.parse_args()

@@ -83,12 +83,16 @@ step_smart_kmod() {
 
 # Fault injection with the module (tests/stress/fault_inject.py): ranks,
 # helpers and ghosts killed at random while interrupt threads sleep in
-# si_wake; every slot must go with its process. The guest is emulated, so a
-# job gets 10 s to end instead of 2.
+# si_wake; every slot must go with its process. The guest is emulated: the
+# faults come 1.5-4 s after the start (past MPI_Init, where the slots are
+# registered, and before the 8 s of traffic end), and a job gets 10 s to end
+# instead of 2.
 step_faults_kmod() {
+    registrations0=$(counter registrations)
     SI_WAKE=kmod python3 "$SI_VM_PROJECT/tests/stress/fault_inject.py" --sirun "$build/bin/sirun" \
-        --program "$build/bin/stress_traffic" --trials 12 --limit 10 || return 1
+        --program "$build/bin/stress_traffic" --trials 12 --seconds 8 --after 1.5 4 --limit 10 || return 1
     cat "$stats"
+    [ "$(($(counter registrations) - registrations0))" -gt 0 ] || { echo "no slot registered"; return 1; }
     [ "$(counter slots_in_use)" = 0 ] || { echo "slots left behind"; return 1; }
 }
 
