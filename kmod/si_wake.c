@@ -37,6 +37,7 @@ struct si_wake_slot {
 	struct si_wake_file *owner;	/* the file it was registered through */
 	pid_t owner_tgid;		/* and the process that did it */
 	kuid_t owner_uid;		/* its effective user: only that user wakes it */
+	u64 owner_token;		/* its job: only that job's files wake it */
 };
 
 struct si_wake_dev {
@@ -59,6 +60,8 @@ struct si_wake_dev {
 struct si_wake_file {
 	struct si_wake_dev *dev;
 	unsigned int nslots;		/* slots it owns, under dev->lock */
+	u64 token;			/* its job's (SI_WAKE_IOC_JOIN), under dev->lock */
+	bool joined;
 };
 
 static struct si_wake_dev *si_wake_device;
@@ -163,6 +166,7 @@ static long si_wake_ioc_register(struct si_wake_file *sf,
 	slot->owner = sf;
 	slot->owner_tgid = current->tgid;
 	slot->owner_uid = current_euid();
+	slot->owner_token = sf->token;
 	sf->nslots++;
 	dev->slots_in_use++;
 	out.id = slot->id;
@@ -178,6 +182,26 @@ static long si_wake_ioc_register(struct si_wake_file *sf,
 		return -EFAULT;
 	}
 	return 0;
+}
+
+/* Once, before the file registers a slot: its slots and wakes are the job's. */
+static long si_wake_ioc_join(struct si_wake_file *sf, struct si_wake_join __user *uarg)
+{
+	struct si_wake_dev *dev = sf->dev;
+	struct si_wake_join arg;
+	long ret = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	spin_lock(&dev->lock);
+	if (sf->joined || sf->nslots > 0) {
+		ret = -EBUSY;
+	} else {
+		sf->token = arg.token;
+		sf->joined = true;
+	}
+	spin_unlock(&dev->lock);
+	return ret;
 }
 
 static long si_wake_ioc_unregister(struct si_wake_file *sf, u32 __user *uarg)
@@ -258,6 +282,7 @@ static long si_wake_ioc_wake(struct si_wake_file *sf, struct si_wake_wake __user
 	struct si_wake_dev *dev = sf->dev;
 	u32 ids[SI_WAKE_MAX_BATCH];
 	struct si_wake_wake arg;
+	bool admin;
 	u32 i;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
@@ -274,17 +299,18 @@ static long si_wake_ioc_wake(struct si_wake_file *sf, struct si_wake_wake __user
 
 	arg.woken = 0;
 	arg.stale = 0;
+	admin = capable(CAP_SYS_ADMIN);
 	spin_lock(&dev->lock);
 	/* The device is open to everyone (0666): a user may wake only its own
-	 * threads, so another user's job cannot be made to spin in vain. */
-	if (!capable(CAP_SYS_ADMIN)) {
-		for (i = 0; i < arg.count; i++) {
-			const struct si_wake_slot *slot = &dev->slots[SI_WAKE_ID_INDEX(ids[i])];
+	 * threads, and a job only its own, so that no other job can make one
+	 * spin in vain. */
+	for (i = 0; i < arg.count; i++) {
+		const struct si_wake_slot *slot = &dev->slots[SI_WAKE_ID_INDEX(ids[i])];
 
-			if (slot->id == ids[i] && !uid_eq(slot->owner_uid, current_euid())) {
-				spin_unlock(&dev->lock);
-				return -EPERM;
-			}
+		if (slot->id == ids[i] && (slot->owner_token != sf->token ||
+					   (!admin && !uid_eq(slot->owner_uid, current_euid())))) {
+			spin_unlock(&dev->lock);
+			return -EPERM;
 		}
 	}
 	for (i = 0; i < arg.count; i++) {
@@ -344,6 +370,8 @@ static long si_wake_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return si_wake_ioc_register(sf, uarg);
 	case SI_WAKE_IOC_UNREGISTER:
 		return si_wake_ioc_unregister(sf, uarg);
+	case SI_WAKE_IOC_JOIN:
+		return si_wake_ioc_join(sf, uarg);
 	case SI_WAKE_IOC_WAIT:
 		return si_wake_ioc_wait(sf, uarg);
 	case SI_WAKE_IOC_WAKE:

@@ -12,8 +12,14 @@
  * its wakers can read it (the runtime: the node region). Only the registering
  * process sleeps on the slot; a process of the same effective user (the
  * job's helpers, forked from its ranks) or one with CAP_SYS_ADMIN may wake
- * it: SI_WAKE_IOC_WAKE naming another user's live slot fails with EPERM and
- * wakes nothing.
+ * it, and only through a file of the same job: each file may join a job once,
+ * before it registers a slot, with SI_WAKE_IOC_JOIN and a token the job
+ * keeps to itself (the runtime: a random number in its node region, which
+ * only the job's user can read); a slot belongs to the job of the file it was
+ * registered through, and a file that did not join is a job of its own with
+ * token 0. SI_WAKE_IOC_WAKE naming another user's or another job's live slot
+ * fails with EPERM and wakes nothing; CAP_SYS_ADMIN lifts the user check, not
+ * the job check.
  * The slot is released when the registering process closes that file (any
  * descriptor of it, like POSIX record locks) or exits.
  *
@@ -27,7 +33,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SI_WAKE_ABI_VERSION	1
+#define SI_WAKE_ABI_VERSION	2
 #define SI_WAKE_DEVICE_NAME	"si_wake"	/* /dev/si_wake */
 
 /* A slot id: generation in the high bits, table index in the low ones, so
@@ -46,6 +52,10 @@ struct si_wake_version {
 	__u32 max_slots;
 	__u32 max_batch;
 	__u32 reserved;
+};
+
+struct si_wake_join {
+	__u64 token;		/* the job's; 0 is the token of files that never join */
 };
 
 struct si_wake_register {
@@ -93,5 +103,6 @@ struct si_wake_stats {
 #define SI_WAKE_IOC_WAIT	_IOWR(SI_WAKE_IOC_MAGIC, 3, struct si_wake_wait)
 #define SI_WAKE_IOC_WAKE	_IOWR(SI_WAKE_IOC_MAGIC, 4, struct si_wake_wake)
 #define SI_WAKE_IOC_STATS	_IOR(SI_WAKE_IOC_MAGIC, 5, struct si_wake_stats)
+#define SI_WAKE_IOC_JOIN	_IOW(SI_WAKE_IOC_MAGIC, 6, struct si_wake_join)
 
 #endif /* SI_WAKE_ABI_H */

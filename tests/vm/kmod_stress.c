@@ -415,6 +415,40 @@ static void test_foreign_user(void)
 	close(fd);
 }
 
+/* Wakes stay within a job: a file that joined another job's token, or none,
+ * is refused; a file joins once, and before it registers a slot. */
+static void test_foreign_job(void)
+{
+	struct si_wake_join mine = { .token = 0x5eed5eed12345678ull }, other = { .token = 42 };
+	int fd = open_device(), same = open_device(), foreign = open_device();
+	int unjoined = open_device();
+	struct si_wake_register reg, late;
+	struct si_wake_wake out;
+	struct si_wake_stats before;
+
+	CHECK(ioctl(fd, SI_WAKE_IOC_JOIN, &mine) == 0, "join");
+	CHECK(ioctl(fd, SI_WAKE_IOC_JOIN, &mine) < 0 && errno == EBUSY, "a second join is refused");
+	CHECK(ioctl(same, SI_WAKE_IOC_JOIN, &mine) == 0, "join the same job");
+	CHECK(ioctl(foreign, SI_WAKE_IOC_JOIN, &other) == 0, "join another job");
+	CHECK(ioctl(fd, SI_WAKE_IOC_REGISTER, &reg) == 0, "register");
+	before = read_stats(fd);
+	CHECK(wake_one(foreign, reg.id, NULL) < 0 && errno == EPERM,
+	      "another job's wake is refused with EPERM, even for root");
+	CHECK(wake_one(unjoined, reg.id, NULL) < 0 && errno == EPERM,
+	      "a wake through a file of no job is refused");
+	CHECK(read_stats(fd).wakes == before.wakes, "the refused wakes woke nothing");
+	CHECK(wake_one(same, reg.id, &out) == 0 && out.stale == 0, "the job's other file wakes it");
+	CHECK(ioctl(unjoined, SI_WAKE_IOC_REGISTER, &late) == 0, "register without joining");
+	CHECK(ioctl(unjoined, SI_WAKE_IOC_JOIN, &mine) < 0 && errno == EBUSY,
+	      "joining after registering is refused");
+	CHECK(wake_one(same, late.id, NULL) < 0 && errno == EPERM,
+	      "a slot of no job is not the job's");
+	close(unjoined);
+	close(foreign);
+	close(same);
+	close(fd);
+}
+
 /* ---- signals, limits ------------------------------------------------------- */
 
 static void on_signal(int sig) { (void)sig; }
@@ -468,6 +502,7 @@ int main(int argc, char **argv)
 	test_close_while_sleeping();
 	test_inherited_descriptor();
 	test_foreign_user();
+	test_foreign_job();
 	test_signal();
 	test_limits();
 	s = read_stats(fd);

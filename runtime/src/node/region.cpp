@@ -1,5 +1,10 @@
 #include "node/region.hpp"
 
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "base/error.hpp"
 
 namespace si::node {
@@ -10,6 +15,7 @@ struct Region::Header {
     std::int32_t local_size;
     std::uint64_t icb_slots_per_rank;
     std::uint64_t irb_entries;
+    std::uint64_t wake_token;
     // Written only when a rank's threads contend, away from what never changes.
     alignas(64) std::atomic<std::int32_t> lock_waiters;
 };
@@ -17,7 +23,7 @@ struct Region::Header {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5349'5245'4749'4f4eULL;  // "SIREGION"
-constexpr std::uint32_t kVersion = 5;
+constexpr std::uint32_t kVersion = 6;
 constexpr std::size_t kHeaderBytes = 128;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
@@ -51,6 +57,10 @@ Region Region::create(const std::string& job_id, int local_size, std::size_t icb
     h.local_size = local_size;
     h.icb_slots_per_rank = icb_slots_per_rank;
     h.irb_entries = irb_entries;
+    // Random, never 0 (the token of files that join no job).
+    while (h.wake_token == 0)
+        if (::getrandom(&h.wake_token, sizeof h.wake_token, 0) != sizeof h.wake_token)
+            fail("cannot draw the job's wake token (getrandom: {})", std::strerror(errno));
     for (int rank = 0; rank < local_size; ++rank) region.rank_block(rank).helper_block.store(-1);
     return region;
 }
@@ -77,6 +87,7 @@ int Region::local_size() const { return header().local_size; }
 std::size_t Region::icb_slots_per_rank() const { return header().icb_slots_per_rank; }
 
 std::size_t Region::irb_entries() const { return header().irb_entries; }
+std::uint64_t Region::wake_token() const { return header().wake_token; }
 
 RankBlock& Region::rank_block(int local_index) const {
     auto* base = static_cast<std::byte*>(segment_.data()) + blocks_offset();

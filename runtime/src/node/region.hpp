@@ -148,6 +148,9 @@ class Region {
     std::size_t icb_slots_per_rank() const;
     // Every rank's IRB has this many entries (the creating rank's setting).
     std::size_t irb_entries() const;
+    // This job's token for /dev/si_wake (SI_WAKE=kmod): its helpers may wake
+    // its threads, no other job's processes.
+    std::uint64_t wake_token() const;
     RankBlock& rank_block(int local_index) const;
     HelperBlock& helper_block(int index) const;
     std::atomic<std::uint64_t>* icb(int local_index) const;

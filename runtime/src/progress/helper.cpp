@@ -260,7 +260,8 @@ int spawn_helper(const node::Region& region, config::WakeBackend wake_choice,
     const NodeProcess process{"si-helper", fmt::format("helper{}", assignment.block),
                               assignment.cpus, assignment.shares_cores};
     return fork_node_process(process, [&] {
-        std::unique_ptr<wake::Backend> backend = wake::make_backend(wake_choice);
+        std::unique_ptr<wake::Backend> backend =
+            wake::make_backend(wake_choice, region.wake_token());
         run_helper(region, *backend, assignment);
     });
 }

@@ -62,7 +62,7 @@ SmartProgress::SmartProgress(p2p::Engine& engine, const node::Region& region,
       world_rank_(locality.world_rank),
       local_of_world_(static_cast<std::size_t>(locality.world_size), -1),
       block_(region.rank_block(local_index_)),
-      backend_(wake::make_backend(settings.wake)),
+      backend_(wake::make_backend(settings.wake, region.wake_token())),
       doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
     for (int rank : locality.host_ranks)
         local_of_world_[static_cast<std::size_t>(rank)] = locality.local_index_of[rank];

@@ -38,10 +38,10 @@ std::optional<std::string> backend_unavailable(config::WakeBackend choice) {
     return std::nullopt;
 }
 
-std::unique_ptr<Backend> make_backend(config::WakeBackend choice) {
+std::unique_ptr<Backend> make_backend(config::WakeBackend choice, std::uint64_t job_token) {
     switch (choice) {
         case config::WakeBackend::futex: break;
-        case config::WakeBackend::kmod: return make_kmod_backend(kKmodDevice);
+        case config::WakeBackend::kmod: return make_kmod_backend(kKmodDevice, job_token);
     }
     return std::make_unique<FutexBackend>();
 }

@@ -20,7 +20,9 @@ namespace si::wake {
 // every process of a node, helpers included, uses the same backend.
 std::optional<std::string> backend_unavailable(config::WakeBackend choice);
 
-// Throws si::Error if `choice` is unavailable.
-std::unique_ptr<Backend> make_backend(config::WakeBackend choice);
+// Throws si::Error if `choice` is unavailable. `job_token`: kmod joins the
+// job's token (node::Region::wake_token), so that only the job's processes
+// wake each other; 0 joins none.
+std::unique_ptr<Backend> make_backend(config::WakeBackend choice, std::uint64_t job_token = 0);
 
 }  // namespace si::wake

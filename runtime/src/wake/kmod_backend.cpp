@@ -150,10 +150,18 @@ std::optional<std::string> kmod_unavailable(const char* device) {
     return std::nullopt;
 }
 
-std::unique_ptr<Backend> make_kmod_backend(const char* device) {
+std::unique_ptr<Backend> make_kmod_backend(const char* device, std::uint64_t job_token) {
     std::string why;
     const int fd = open_device(device, why);
     if (fd < 0) fail("SI_WAKE=kmod: {}", why);
+    // Slots registered through this file are the job's, and its wakes reach
+    // only the job's slots (kmod/include/si_wake_abi.h).
+    si_wake_join join{job_token};
+    if (job_token != 0 && ::ioctl(fd, SI_WAKE_IOC_JOIN, &join) != 0) {
+        const int err = errno;
+        ::close(fd);
+        fail("SI_WAKE=kmod: {} refuses to join the job ({})", device, std::strerror(err));
+    }
     return std::make_unique<KmodBackend>(fd);
 }
 

@@ -19,8 +19,9 @@ inline constexpr const char* kKmodDevice = "/dev/si_wake";
 // Why `device` is unusable (absent, not openable, another ABI), or nothing.
 std::optional<std::string> kmod_unavailable(const char* device);
 
-// Opens `device`; throws si::Error if it is unusable.
-std::unique_ptr<Backend> make_kmod_backend(const char* device);
+// Opens `device` and joins the job `job_token` (0: none); throws si::Error
+// if it is unusable.
+std::unique_ptr<Backend> make_kmod_backend(const char* device, std::uint64_t job_token);
 
 // The futex backend's two operations, for words without a slot.
 void futex_wait(std::atomic<std::uint32_t>& word, std::chrono::milliseconds timeout);

@@ -22,7 +22,7 @@ TEST(KmodBackend, DeviceThatIsNotSiWakeIsRefused) {
     const auto why = kmod_unavailable("/dev/null");
     ASSERT_TRUE(why.has_value());
     EXPECT_NE(why->find("does not answer"), std::string::npos) << *why;
-    EXPECT_THROW(make_kmod_backend("/dev/null"), si::Error);
+    EXPECT_THROW(make_kmod_backend("/dev/null", 0), si::Error);
 }
 
 TEST(KmodBackend, UnavailableHereMeansFallback) {
