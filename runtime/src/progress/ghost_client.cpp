@@ -272,14 +272,15 @@ GhostClient::GhostClient(p2p::Engine& engine, const node::Region& region,
     for (int ghost = first; ghost < first + layout_.ghosts_in(domain); ++ghost)
         domain_blocks_.push_back(layout_.block_of(ghost));
     if (layout_.index_in_domain(world_rank_) != 0) return;
-    // Forked now, before this process has runtime threads.
-    const std::vector<ProcessPlacement> placement =
-        place_node_processes(region, static_cast<int>(domain_blocks_.size()));
+    // Forked now, before this process has runtime threads. Placed as one set
+    // with the other domains' ghosts of the host (the same for every first
+    // rank), so that two simulated nodes' ghosts do not take the same free core.
+    const std::vector<ProcessPlacement> placement = place_node_processes(region, shape_.ghosts);
     for (std::size_t i = 0; i < domain_blocks_.size(); ++i) {
         GhostAssignment assignment;
         assignment.index = domain_blocks_[i];
         assignment.ghost = first + static_cast<int>(i);
-        assignment.cpus = placement[i].cpus;
+        assignment.cpus = placement[static_cast<std::size_t>(assignment.index)].cpus;
         assignment.layout = layout_;
         assignment.verbs_credits = verbs_credits;
         const int pid = spawn_ghost(area, region, assignment);
