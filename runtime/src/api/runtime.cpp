@@ -77,8 +77,7 @@ TransportPlan plan_transports(const config::Settings& settings, const node::Loca
     // ICBs and adds a fence): ranks on other hosts, or simulated nodes with a device.
     bool other_host = false;
     for (int r = 0; r < where.world_size; ++r) other_host = other_host || !where.same_host(r);
-    const bool several_nodes = std::any_of(where.node_of.begin(), where.node_of.end(),
-                                           [&](int node) { return node != where.node_of[0]; });
+    const bool several_nodes = where.several_nodes();
     plan.verbs_in_job = all || (several_nodes && (other_host || host_has_rdma));
     if (all)
         plan.why = "SI_TRANSPORT=verbs";
@@ -99,9 +98,7 @@ progress::GhostLayout ghost_layout(const config::Settings& settings, const Trans
                                    const node::Locality& where) {
     progress::GhostLayout layout(plan.verbs_in_job ? where.node_of : where.host_of, where.host_of,
                                  settings.ghosts);
-    const bool several_nodes = std::any_of(where.node_of.begin(), where.node_of.end(),
-                                           [&](int node) { return node != where.node_of[0]; });
-    if (several_nodes && layout.domains() == 1 && where.world_rank == 0)
+    if (where.several_nodes() && layout.domains() == 1 && where.world_rank == 0)
         log::info("SI_PROGRESS=ghost: the simulated nodes of SI_NODE_SIZE={} share this host's "
                   "ghosts (no verbs between them)", settings.node_size);
     return layout;

@@ -22,6 +22,11 @@ struct Locality {
     int local_index() const { return local_index_of[world_rank]; }
     int local_size() const { return static_cast<int>(host_ranks.size()); }
     bool same_host(int other) const { return host_of[other] == host_of[world_rank]; }
+    bool several_nodes() const {
+        for (int node : node_of)
+            if (node != node_of[0]) return true;
+        return false;
+    }
 };
 
 // node_size: ranks per simulated node, 0 for one node per host.

@@ -61,6 +61,8 @@ Ghost::Ghost(const node::GhostArea& area, const node::Region& region,
         const auto world = static_cast<std::size_t>(world_rank_of(local));
         if (local_of_world_.size() <= world) local_of_world_.resize(world + 1, -1);
         local_of_world_[world] = local;
+        offset_of_local_.push_back(
+            static_cast<std::uint32_t>(assignment.layout.offset(static_cast<int>(world))));
     }
     if (assignment.layout.domains() > 1)
         network_ = std::make_unique<GhostNetwork>(
@@ -168,8 +170,7 @@ Domain& Ghost::domain(int receiver) {
 
 // The key of a receive posted by, or of a message to, local rank `receiver`.
 Key Ghost::key(std::uint16_t context, std::int32_t source, std::int32_t tag, int receiver) const {
-    const auto offset =
-        static_cast<std::uint32_t>(assignment_.layout.offset(world_rank_of(receiver)));
+    const std::uint32_t offset = offset_of_local_[static_cast<std::size_t>(receiver)];
     switch (shape_.matching) {
         case config::GhostMatching::dup:
             return {(std::uint32_t{context} << offset_bits_) | offset, source, tag};

@@ -170,6 +170,8 @@ class Ghost final : private GhostNetwork::Handler {
     SharedMaps shared_;
     std::unique_ptr<wake::Backend> backend_;
     std::vector<int> local_of_world_;  // -1: not on this host
+    // Per local rank, its offset among its ghost's receivers (GhostLayout::offset).
+    std::vector<std::uint32_t> offset_of_local_;
     // Across nodes (ghost_network.hpp): only when the job has several domains.
     std::unique_ptr<GhostNetwork> network_;
     std::unordered_map<std::uint64_t, Carried> carried_;  // by id, until done
