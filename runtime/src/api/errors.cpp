@@ -287,13 +287,7 @@ int Call::root(const Communicator& comm, int rank) {
                 describe_comm(comm), comm.size(), comm.size() - 1);
 }
 
-namespace {
 TagRules g_tag_rules;
-}  // namespace
-
-const TagRules& tag_rules() {
-    return g_tag_rules;
-}
 
 void set_tag_rules(const TagRules& rules) {
     g_tag_rules = rules;

@@ -30,7 +30,8 @@ struct TagRules {
     int upper_bound = p2p::kMaxTag;
     bool any_tag = true;
 };
-const TagRules& tag_rules();
+extern TagRules g_tag_rules;  // read on every send and receive: inline, no call
+inline const TagRules& tag_rules() { return g_tag_rules; }
 void set_tag_rules(const TagRules& rules);
 
 // Stores the message and returns a code that carries the class.

@@ -31,24 +31,42 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
     return call.receive_tag(tag);
 }
 
-p2p::Request* post_send(const Communicator& c, const void* data, std::size_t bytes, int dest,
-                        int tag, p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
+namespace {
+
+// The routing of post_send and post_receive, inlined into start_send and
+// start_receive: a call per message is measurable at 8 B.
+[[gnu::always_inline]] inline p2p::Request* route_send(
+    const Communicator& c, const void* data, std::size_t bytes, int dest, int tag,
+    p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
     Runtime& runtime = *Runtime::get();
-    if (runtime.ghost && dest != MPI_PROC_NULL)
+    if (runtime.ghost && dest != MPI_PROC_NULL) [[unlikely]]
         return runtime.ghost->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
                                     std::move(hook));
     return runtime.engine->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
                                  std::move(hook));
 }
 
-p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capacity, int source,
-                           int tag, bool blocking, std::unique_ptr<p2p::CompletionHook>&& hook) {
+[[gnu::always_inline]] inline p2p::Request* route_receive(
+    const Communicator& c, void* buffer, std::size_t capacity, int source, int tag, bool blocking,
+    std::unique_ptr<p2p::CompletionHook>&& hook) {
     Runtime& runtime = *Runtime::get();
-    if (runtime.ghost && source != MPI_PROC_NULL)
+    if (runtime.ghost && source != MPI_PROC_NULL) [[unlikely]]
         return runtime.ghost->irecv(buffer, capacity, source, tag, c.ref(), c.p2p_context(),
                                     std::move(hook));
     return runtime.engine->irecv(buffer, capacity, source, tag, c.ref(), c.p2p_context(), blocking,
                                  std::move(hook));
+}
+
+}  // namespace
+
+p2p::Request* post_send(const Communicator& c, const void* data, std::size_t bytes, int dest,
+                        int tag, p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    return route_send(c, data, bytes, dest, tag, mode, std::move(hook));
+}
+
+p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capacity, int source,
+                           int tag, bool blocking, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    return route_receive(c, buffer, capacity, source, tag, blocking, std::move(hook));
 }
 
 // A ghost copies a message whole, after it was posted: nothing streams.
@@ -74,7 +92,8 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     if (type->contiguous) {
         // The common case costs no Outgoing: the data is the user's memory.
-        out = post_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode);
+        out = route_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode,
+                         nullptr);
     } else {
         Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
         out = post_send(*c, message.data(), message.bytes(), dest, tag, mode,
@@ -93,8 +112,8 @@ int start_receive(const char* function, void* buf, int count, MPI_Datatype datat
     if (int rc = check_receive(call, buf, count, datatype, source, tag, comm, c, type)) return rc;
     if (type->contiguous) {
         // The common case costs no Incoming: the data lands in the user's memory.
-        out = post_receive(*c, message_data(buf, count, *type), type->bytes(count), source, tag,
-                           blocking);
+        out = route_receive(*c, message_data(buf, count, *type), type->bytes(count), source, tag,
+                            blocking, nullptr);
     } else {
         Incoming room(buf, count, *type, false, streaming_from(*c, source, *type));
         out = post_receive(*c, room.data(), room.capacity(), source, tag, blocking,
