@@ -71,6 +71,23 @@ std::pair<std::string, std::string> osu_metric(const std::string& header) {
     return {snake_name(header), ""};
 }
 
+// The names of a table of `count` numbers per row: those of the last comment
+// line, else of the last line of words before the table. OMB 7.4's
+// osu_get_mbw prints a third number its header does not name: a header that
+// names fewer columns (but at least one) names the first ones.
+std::vector<std::string> table_columns(const std::string& header, const std::string& bare_header,
+                                       std::size_t count) {
+    for (const std::string* line : {&header, &bare_header}) {
+        std::vector<std::string> columns = split_columns(*line);
+        std::erase(columns, std::string("Validation"));
+        if (columns.size() == count) return columns;
+    }
+    std::vector<std::string> columns = split_columns(header);
+    std::erase(columns, std::string("Validation"));
+    if (!columns.empty() && columns.size() < count && columns.front() == "Size") return columns;
+    return {};
+}
+
 }  // namespace
 
 SuiteOutput parse_osu_output(const std::string& text, const RowContext& context) {
@@ -78,7 +95,8 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
     const auto counts = default_counts(context.benchmark);
     const auto iterations_given = option_value(context.args, "-i");
     const auto warmup_given = option_value(context.args, "-x");
-    std::string header;                // the last comment line
+    std::string header;       // the last comment line
+    std::string bare_header;  // the last line of words only (OMB 5's osu_ibarrier: no '#')
     std::vector<std::string> columns;  // of the table being read
     for (const auto& line : split_lines(text)) {
         const auto words = split_words(line);
@@ -92,16 +110,16 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
             continue;
         }
         // OMB 7's -c adds a last column, Validation, of words (Pass/Fail;
-        // one-sided: passed/failed): a failed size fails the run.
+        // one-sided: passed/failed) after the numbers: a failed size fails the
+        // run. Its one-sided tests also print a report of dashed lines and
+        // sentences after the table, which are no rows.
         std::vector<std::string> cells = words;
+        std::string verdict;
         const bool validated = header.find("Validation") != std::string::npos;
-        if (validated && !to_number(cells.back())) {
-            std::string verdict = cells.back();
+        if (validated && cells.size() >= 2 && !to_number(cells.back())) {
+            verdict = cells.back();
             std::transform(verdict.begin(), verdict.end(), verdict.begin(),
                            [](unsigned char c) { return std::tolower(c); });
-            if (verdict.starts_with("fail") && output.failure.empty())
-                output.failure = fmt::format("{}: OSU's validation failed at size {}",
-                                             context.benchmark, cells.front());
             cells.pop_back();
         }
         std::vector<double> values;
@@ -110,18 +128,27 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
             if (!number) break;
             values.push_back(*number);
         }
-        if (values.size() != cells.size()) continue;  // a launcher's or runtime's message
+        if (values.size() != cells.size()) {  // a launcher's or runtime's message, or a header
+            if (values.empty()) bare_header = line;
+            continue;
+        }
+        if (verdict.starts_with("fail") && output.failure.empty())
+            output.failure = fmt::format("{}: OSU's validation failed at size {}",
+                                         context.benchmark, cells.front());
         if (columns.empty()) {
-            columns = split_columns(header);
-            std::erase(columns, std::string("Validation"));
-            if (columns.size() != values.size()) {
+            columns = table_columns(header, bare_header, values.size());
+            if (columns.empty()) {
                 output.notes.push_back(
                     fmt::format("{}: a table with {} columns under the header '{}' was not read",
                                 context.benchmark, values.size(), header));
-                columns.clear();
                 continue;
             }
+            if (columns.size() < values.size())
+                output.notes.push_back(fmt::format(
+                    "{}: {} of the table's {} columns have no name under '{}' and were not read",
+                    context.benchmark, values.size() - columns.size(), values.size(), header));
         }
+        if (values.size() < columns.size()) continue;  // numbers that are not a row of it
         std::uint64_t size = 0;
         std::optional<long> iterations;
         for (std::size_t i = 0; i < columns.size(); ++i) {

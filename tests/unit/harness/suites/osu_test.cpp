@@ -122,6 +122,53 @@ TEST(SibenchSuitesOsu, ValidationColumnIsReadAndAFailFailsTheRun) {
     EXPECT_EQ(bad.rows.size(), 21u);
 }
 
+// OMB 7.4's one-sided tests with -c end with a report of dashed lines and
+// sentences; none of it is a row, and none of it may be read as one.
+TEST(SibenchSuitesOsu, OneSidedValidationReportIsNoTable) {
+    const auto output =
+        parse_osu_output(suite_fixture("osu74_acc_latency_validated.simpi-none.txt"),
+                         run_context("osu_acc_latency", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    ASSERT_EQ(output.rows.size(), 7u) << "1 B .. 64 B";
+    EXPECT_EQ(output.rows.back().msg_size, 64u);
+    EXPECT_DOUBLE_EQ(output.rows.back().value, 0.76);
+    EXPECT_TRUE(output.notes.empty());
+}
+
+// OMB 7.4's osu_get_mbw prints a number its header does not name.
+TEST(SibenchSuitesOsu, UnnamedLastColumnIsLeftWithANote) {
+    const auto output = parse_osu_output(suite_fixture("osu74_get_mbw.simpi-none.txt"),
+                                         run_context("osu_get_mbw", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    const auto bandwidth = rows_of(output, "bandwidth_mean");
+    ASSERT_EQ(bandwidth.size(), 7u);
+    EXPECT_EQ(output.rows.size(), 7u);
+    EXPECT_DOUBLE_EQ(bandwidth.front().value, 4.37);
+    EXPECT_EQ(bandwidth.front().unit, "MB/s");
+    ASSERT_EQ(output.notes.size(), 1u);
+    EXPECT_NE(output.notes.front().find("1 of the table's 3 columns"), std::string::npos)
+        << output.notes.front();
+}
+
+// OMB 5.3's osu_ibarrier names its columns on a line without '#'.
+TEST(SibenchSuitesOsu, HeaderWithoutHashIsRead) {
+    const auto output = parse_osu_output(suite_fixture("osu_ibarrier.simpi-none.txt"),
+                                         run_context("osu_ibarrier", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    EXPECT_EQ(output.rows.size(), 4u);
+    EXPECT_DOUBLE_EQ(rows_of(output, "overall_mean").at(0).value, 3.47);
+    EXPECT_DOUBLE_EQ(rows_of(output, "overlap_mean").at(0).value, 62.77);
+    EXPECT_EQ(rows_of(output, "pure_comm_mean").at(0).unit, "us");
+}
+
+// Numbers after a table that are fewer than its columns are no row of it.
+TEST(SibenchSuitesOsu, ShortNumericLineAfterATableIsSkipped) {
+    std::string text = suite_fixture("osu_latency.simpi-none.txt");
+    text += "42\n";
+    const auto output = parse_osu_output(text, run_context("osu_latency", "simpi-none", 2));
+    EXPECT_EQ(output.rows.size(), 24u);
+}
+
 TEST(SibenchSuitesOsu, NoTableIsAFailure) {
     const auto output = parse_osu_output("This test requires exactly two processes\n",
                                          run_context("osu_latency", "mpich", 4));
