@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -108,12 +109,24 @@ std::string gbench_missing_reason(const PlannedRun& run, const std::string& bin_
     return fs::exists(binary) ? "" : fmt::format("benchmark not built: {}", binary.string());
 }
 
+namespace {
+
+// Google Benchmark writes a value that is not a number as a bare NaN or inf
+// (the coefficient of variation of a counter that is 0 in every repetition),
+// which JSON does not allow: such a value is read as null.
+std::string without_bare_nans(const std::string& text) {
+    static const std::regex bare(R"((:\s*)-?(NaN|nan|Infinity|inf)\b)");
+    return std::regex_replace(text, bare, "$1null");
+}
+
+}  // namespace
+
 GbenchOutput parse_gbench_json(const std::string& text, const std::string& host,
                                const std::string& commit, const std::string& date) {
     GbenchOutput output;
     json document;
     try {
-        document = json::parse(text);
+        document = json::parse(without_bare_nans(text));
     } catch (const json::exception& error) {
         output.failure = fmt::format("no Google Benchmark JSON: {}", error.what());
         return output;

@@ -1,8 +1,11 @@
-// The Intel MPI Benchmarks (IMB-MPI1): its makefiles build next to the sources, so
-// the sources are copied into the work directory first. Each run is one benchmark
-// (IMB-MPI1 -npmin <ranks> ... PingPong); its tables ("#bytes #repetitions
-// t[usec] Mbytes/sec", with -DCHECK a "defects" column) become rows.
+// The Intel MPI Benchmarks: IMB-MPI1, and IMB-NBC, IMB-RMA and IMB-EXT for
+// benchmarks named with their component ("NBC:Ibcast", "RMA:Unidir_put",
+// "EXT:Accumulate"; a plain name is IMB-MPI1's). Its makefiles build next to the
+// sources, so the sources are copied into the work directory first. Each run is
+// one benchmark (IMB-MPI1 -npmin <ranks> ... PingPong); its tables ("#bytes
+// #repetitions t[usec] Mbytes/sec", with -DCHECK a "defects" column) become rows.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <map>
 
@@ -18,7 +21,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kImbProgram = "IMB-MPI1";
+constexpr std::array<const char*, 4> kImbComponents = {"MPI1", "NBC", "RMA", "EXT"};
+
+// A benchmark as sibench names it: the program that runs it, the name that
+// program knows it by, and what results.csv puts before that name ("RMA:").
+struct ImbBenchmark {
+    std::string program;
+    std::string name;
+    std::string prefix;
+};
+
+ImbBenchmark imb_benchmark(const std::string& benchmark) {
+    const auto colon = benchmark.find(':');
+    if (colon == std::string::npos) return {"IMB-MPI1", benchmark, ""};
+    return {"IMB-" + benchmark.substr(0, colon), benchmark.substr(colon + 1),
+            benchmark.substr(0, colon + 1)};
+}
 
 // An IMB column as (metric, unit). IMB's times are per repetition, averaged over
 // the repetitions; t_min, t_max and t_avg then take the minimum, maximum and mean
@@ -47,7 +65,11 @@ SuiteOutput parse_imb_output(const std::string& text, const RowContext& context)
     SuiteOutput output;
     // IMB runs a benchmark at each process count from -npmin up; the last table of
     // a benchmark (the largest count, the whole job with sibench's -npmin) counts.
+    // IMB-RMA and IMB-EXT measure a benchmark twice, each table after its own
+    // "# Benchmarking" and a "MODE: AGGREGATE" or "MODE: NON-AGGREGATE" line:
+    // the mode joins the name ("RMA:Unidir_put.aggregate").
     std::map<std::string, std::vector<Row>> last_table;
+    const std::string prefix = imb_benchmark(context.benchmark).prefix;
     std::string benchmark;
     std::vector<std::string> columns;
     double defects = 0;
@@ -58,9 +80,17 @@ SuiteOutput parse_imb_output(const std::string& text, const RowContext& context)
             continue;
         }
         if (words.front() == "#" && words.size() >= 3 && words[1] == "Benchmarking") {
-            benchmark = words[2];
+            benchmark = prefix + words[2];
             last_table[benchmark].clear();
             columns.clear();
+            continue;
+        }
+        if (words.front() == "#" && words.size() == 3 && words[1] == "MODE:" &&
+            !benchmark.empty()) {
+            std::string mode = snake_name(words[2]);
+            last_table.erase(benchmark);
+            benchmark = benchmark.substr(0, benchmark.find('.')) + "." + mode;
+            last_table[benchmark].clear();
             continue;
         }
         if (benchmark.empty()) continue;
@@ -116,38 +146,57 @@ namespace {
 class ImbDriver final : public SuiteDriver {
   public:
     std::string check_benchmark(const std::string& benchmark) const override {
+        const ImbBenchmark parts = imb_benchmark(benchmark);
         const bool plain =
-            !benchmark.empty() && std::all_of(benchmark.begin(), benchmark.end(), [](char c) {
+            !parts.name.empty() && std::all_of(parts.name.begin(), parts.name.end(), [](char c) {
                 return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
             });
-        return plain ? "" : "IMB benchmarks are named as IMB-MPI1 lists them: PingPong, Allreduce";
+        const bool known = std::any_of(kImbComponents.begin(), kImbComponents.end(),
+                                       [&](const char* c) { return parts.program == fmt::format("IMB-{}", c); });
+        return plain && known ? ""
+                              : "IMB benchmarks are named as IMB-MPI1 lists them (PingPong, "
+                                "Allreduce), or with their component: NBC:Ibcast, RMA:Unidir_put, "
+                                "EXT:Window";
     }
 
-    std::string target_of(const std::string&, const std::string&, int) const override {
-        return kImbProgram;
+    std::string target_of(const std::string&, const std::string& benchmark, int) const override {
+        return imb_benchmark(benchmark).program;
     }
 
+    // Each component asked for (all four when none is) with its own make and log:
+    // one that does not build leaves the others.
     std::vector<BuiltTarget> build(const BuildRequest& request) const override {
         const Toolchain& tools = request.toolchain;
-        const std::vector<std::string> targets = {kImbProgram};
+        std::vector<std::string> targets = request.targets;
+        if (targets.empty())
+            for (const char* component : kImbComponents)
+                targets.push_back(fmt::format("IMB-{}", component));
+        std::sort(targets.begin(), targets.end());
+        targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
         if (tools.cc.empty()) return skip_targets(targets, tools.cc_missing + " not found");
         if (tools.cxx.empty()) return skip_targets(targets, tools.cxx_missing + " not found");
         const fs::path work(request.work_dir);
         const fs::path tree = work / "src";
-        const std::string log = (work / "make.log").string();
         copy_source_tree(request.source, tree.string());
-        fs::remove(log);
         // IMB calls MPI's C interface only, and builds with -Werror: Open MPI's C++
         // bindings, which its mpicxx would pull in, warn under GCC 12.
         std::string cppflags = "-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX";
         if (request.check) cppflags += " -DCHECK";
-        const std::vector<std::string> make = {
-            "make",           make_jobs(),        kImbProgram,
-            "CC=" + tools.cc, "CXX=" + tools.cxx, "CPPFLAGS=" + cppflags};
-        run_build_step(make, {}, tree.string(), log);
-        const fs::path binary = tree / kImbProgram;
-        if (fs::exists(binary)) return {{kImbProgram, "built", binary.string(), "", log}};
-        return {{kImbProgram, "failed", "", build_failure(log, ""), log}};
+        std::vector<BuiltTarget> built;
+        for (const std::string& target : targets) {
+            const std::string log = (work / fmt::format("make-{}.log", target)).string();
+            fs::remove(log);
+            const std::vector<std::string> make = {
+                "make",           make_jobs(),        target,
+                "CC=" + tools.cc, "CXX=" + tools.cxx, "CPPFLAGS=" + cppflags};
+            run_build_step(make, {}, tree.string(), log);
+            const fs::path binary = tree / target;
+            if (fs::exists(binary))
+                built.push_back({target, "built", binary.string(), "", log});
+            else
+                built.push_back({target, "failed", "", build_failure(log, ""), log});
+        }
+        return built;
     }
 
     std::vector<std::string> program(const std::string& binary, const std::string& benchmark,
@@ -158,7 +207,7 @@ class ImbDriver final : public SuiteDriver {
         if (std::find(args.begin(), args.end(), "-npmin") == args.end())
             argv.insert(argv.end(), {"-npmin", std::to_string(ranks)});
         argv.insert(argv.end(), args.begin(), args.end());
-        argv.push_back(benchmark);
+        argv.push_back(imb_benchmark(benchmark).name);
         return argv;
     }
 

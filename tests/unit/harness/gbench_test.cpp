@@ -119,6 +119,22 @@ TEST(SibenchGbench, AggregatesOnlyGiveMedianAndMean) {
     EXPECT_EQ(out.rows.size(), 4u) << "no stddev rows, no min or max";
 }
 
+// Google Benchmark 1.7 writes the coefficient of variation of a counter that is 0
+// in every repetition as a bare NaN, which is no JSON: the run is still read.
+TEST(SibenchGbench, BareNanOfACounterIsReadAsNoValue) {
+    const char* json = R"json({"benchmarks": [
+    {"name": "timer_arm/real_time", "run_name": "timer_arm/real_time", "run_type": "iteration",
+     "iterations": 10, "real_time": 1000, "cpu_time": 990, "time_unit": "ns",
+     "signals_per_iteration": 0},
+    {"name": "timer_arm/real_time_cv", "run_name": "timer_arm/real_time", "run_type": "aggregate",
+     "aggregate_name": "cv", "aggregate_unit": "percentage", "iterations": 3,
+     "real_time": 0.01, "cpu_time": 0.01, "time_unit": "ns", "signals_per_iteration": NaN}]})json";
+    const GbenchOutput out = parse_gbench_json(json, "vm", "c", "d");
+    EXPECT_EQ(out.failure, "");
+    ASSERT_NE(find(out.rows, "timer_arm", "time_median"), nullptr);
+    EXPECT_DOUBLE_EQ(find(out.rows, "timer_arm", "time_median")->value, 1000);
+}
+
 TEST(SibenchGbench, WhatIsNotAResultFailsTheRun) {
     EXPECT_FALSE(parse_gbench_json("Run on (2 X 2300 MHz CPU s)", "vm", "c", "d").failure.empty());
     EXPECT_FALSE(parse_gbench_json(R"({"context": {}})", "vm", "c", "d").failure.empty());

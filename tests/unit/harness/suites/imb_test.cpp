@@ -82,6 +82,39 @@ TEST(SibenchSuitesImb, TheLargestProcessCountCounts) {
     EXPECT_EQ(mean[0].ranks_per_node, 4);
 }
 
+// IMB-RMA measures a benchmark twice, non-aggregate and aggregate: both are kept,
+// named with the component and the mode.
+TEST(SibenchSuitesImb, RmaModesAreTwoBenchmarks) {
+    const auto output = parse_imb_output(suite_fixture("imb_rma_unidir_put.simpi-none.txt"),
+                                         run_context("RMA:Unidir_put", "simpi-none", 2));
+    EXPECT_EQ(output.failure, "");
+    std::vector<Row> plain, aggregate;
+    for (const Row& row : output.rows) {
+        if (row.metric != "time_mean") continue;
+        if (row.benchmark == "RMA:Unidir_put.non_aggregate") plain.push_back(row);
+        if (row.benchmark == "RMA:Unidir_put.aggregate") aggregate.push_back(row);
+    }
+    ASSERT_EQ(plain.size(), 20u) << "0 B and 1 B .. 256 KiB";
+    ASSERT_EQ(aggregate.size(), 20u);
+    EXPECT_DOUBLE_EQ(plain.back().value, 24.46);
+    EXPECT_DOUBLE_EQ(aggregate.back().value, 23.38);
+    EXPECT_EQ(output.rows.size(), 2 * 20u * 3) << "time, bandwidth and defects";
+}
+
+TEST(SibenchSuitesImb, ComponentsNameTheirProgram) {
+    const SuiteDriver& imb = suite_driver(SuiteKind::imb);
+    EXPECT_EQ(imb.check_benchmark("PingPong"), "");
+    EXPECT_EQ(imb.check_benchmark("NBC:Ibcast"), "");
+    EXPECT_EQ(imb.check_benchmark("EXT:Accumulate"), "");
+    EXPECT_NE(imb.check_benchmark("XYZ:Ibcast"), "");
+    EXPECT_NE(imb.check_benchmark("NBC:"), "");
+    EXPECT_EQ(imb.target_of("/src", "PingPong", 2), "IMB-MPI1");
+    EXPECT_EQ(imb.target_of("/src", "RMA:Accumulate", 2), "IMB-RMA");
+    const std::vector<std::string> argv = imb.program("/w/IMB-NBC", "NBC:Ibcast", 4, {"-iter", "5"});
+    const std::vector<std::string> expected = {"/w/IMB-NBC", "-npmin", "4", "-iter", "5", "Ibcast"};
+    EXPECT_EQ(argv, expected);
+}
+
 TEST(SibenchSuitesImb, NoTableIsAFailure) {
     const auto output = parse_imb_output("# Invalid benchmark name PingPang\n",
                                          run_context("PingPang", "mpich", 2));
