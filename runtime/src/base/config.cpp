@@ -341,12 +341,14 @@ const std::vector<Knob>& table() {
          "coll",
          algorithm({{"reduce_scatter", Algorithm::reduce_scatter}, {"pairwise", Algorithm::pairwise}},
                    &CollectiveAlgorithms::reduce_scatter)},
-        {"SI_STATS", "1|path", "(unset: off)",
+        {"SI_STATS", "1|0|path", "(unset: off)",
          "Counters at MPI_Finalize: 1 prints a summary per rank on stderr, a path writes "
-         "CSV (one file per rank, the rank number appended).",
+         "CSV (one file per rank, the rank number appended), 0 or off: none.",
          "api",
          [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             out.stats = std::string(text);
+             // "0" is what users write for "off"; as a path it would leave files
+             // named 0.<rank> in the working directory.
+             out.stats = text == "0" || text == "off" ? std::string() : std::string(text);
              return std::nullopt;
          }},
         {"SI_TRACE", "path", "(unset: off)",

@@ -36,6 +36,12 @@ TEST(Config, ParsesEveryKind) {
     EXPECT_EQ(s.stats, "1");
 }
 
+TEST(Config, StatsZeroOrOffMeansNone) {
+    EXPECT_TRUE(load(from({{"SI_STATS", "0"}})).stats.empty());
+    EXPECT_TRUE(load(from({{"SI_STATS", "off"}})).stats.empty());
+    EXPECT_EQ(load(from({{"SI_STATS", "/tmp/counters"}})).stats, "/tmp/counters");
+}
+
 TEST(Config, BadValueNamesVariableAndValidChoices) {
     try {
         load(from({{"SI_PROGRESS", "fast"}}));
