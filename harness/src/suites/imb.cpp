@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<const char*, 4> kImbComponents = {"MPI1", "NBC", "RMA", "EXT"};
+constexpr std::array<const char*, 4> kImbPrograms = {"IMB-MPI1", "IMB-NBC", "IMB-RMA", "IMB-EXT"};
 
 // A benchmark as sibench names it: the program that runs it, the name that
 // program knows it by, and what results.csv puts before that name ("RMA:").
@@ -151,8 +151,8 @@ class ImbDriver final : public SuiteDriver {
             !parts.name.empty() && std::all_of(parts.name.begin(), parts.name.end(), [](char c) {
                 return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
             });
-        const bool known = std::any_of(kImbComponents.begin(), kImbComponents.end(),
-                                       [&](const char* c) { return parts.program == fmt::format("IMB-{}", c); });
+        const bool known = std::find(kImbPrograms.begin(), kImbPrograms.end(), parts.program) !=
+                           kImbPrograms.end();
         return plain && known ? ""
                               : "IMB benchmarks are named as IMB-MPI1 lists them (PingPong, "
                                 "Allreduce), or with their component: NBC:Ibcast, RMA:Unidir_put, "
@@ -168,9 +168,7 @@ class ImbDriver final : public SuiteDriver {
     std::vector<BuiltTarget> build(const BuildRequest& request) const override {
         const Toolchain& tools = request.toolchain;
         std::vector<std::string> targets = request.targets;
-        if (targets.empty())
-            for (const char* component : kImbComponents)
-                targets.push_back(fmt::format("IMB-{}", component));
+        if (targets.empty()) targets.assign(kImbPrograms.begin(), kImbPrograms.end());
         std::sort(targets.begin(), targets.end());
         targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
         if (tools.cc.empty()) return skip_targets(targets, tools.cc_missing + " not found");

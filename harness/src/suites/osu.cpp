@@ -95,8 +95,8 @@ SuiteOutput parse_osu_output(const std::string& text, const RowContext& context)
     const auto counts = default_counts(context.benchmark);
     const auto iterations_given = option_value(context.args, "-i");
     const auto warmup_given = option_value(context.args, "-x");
-    std::string header;       // the last comment line
-    std::string bare_header;  // the last line of words only (OMB 5's osu_ibarrier: no '#')
+    std::string header;                // the last comment line
+    std::string bare_header;           // the last line of words only (OMB 5's osu_ibarrier: no '#')
     std::vector<std::string> columns;  // of the table being read
     for (const auto& line : split_lines(text)) {
         const auto words = split_words(line);
