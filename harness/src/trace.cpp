@@ -259,7 +259,7 @@ constexpr int kReceiverApp = 0, kReceiverThread = 1, kMatcher = 2, kSender = 3, 
 std::string timeline_data(const std::vector<Transfer>& sample) {
     std::string computing = "# x0 y dx (us from the RTS): the receiver computing\n";
     std::string moving = "# x0 y dx: the data moving, on the lane of who moves it\n";
-    std::string marks = "# x y label: events\n";
+    std::string marks = "# x y label label_y: events\n";
     for (std::size_t k = 0; k < sample.size(); ++k) {
         const Transfer& t = sample[k];
         const double base = static_cast<double>(k * kLanes);
@@ -270,8 +270,13 @@ std::string timeline_data(const std::vector<Transfer>& sample) {
             block +=
                 fmt::format("{:.2f} {:.1f} {:.2f}\n", us(from), base + lane, us(to) - us(from));
         };
-        auto mark = [&](const std::optional<std::uint64_t>& time, int lane, const char* label) {
-            if (time) marks += fmt::format("{:.2f} {:.1f} \"{}\"\n", us(*time), base + lane, label);
+        // A label above its point, or below it: the wake-up follows the match
+        // within a microsecond on the same lane, and their labels would overlap.
+        auto mark = [&](const std::optional<std::uint64_t>& time, int lane, const char* label,
+                        bool below = false) {
+            if (time)
+                marks += fmt::format("{:.2f} {:.1f} \"{}\" {:.2f}\n", us(*time), base + lane,
+                                     label, base + lane + (below ? -0.4 : 0.35));
         };
         bar(computing, *t.receiver_posted_ns, *t.receiver_waits_ns, kReceiverApp);
         const int mover = t.moved_by == "sender"             ? kSender
@@ -281,7 +286,7 @@ std::string timeline_data(const std::vector<Transfer>& sample) {
         mark(t.rts_ns, kSender, "RTS");
         mark(t.sender_done_ns, kSender, "done");
         mark(t.matched_ns, kMatcher, "match");
-        mark(t.wake_ns, kMatcher, "wake");
+        mark(t.wake_ns, kMatcher, "wake", true);
         mark(t.running_ns, kReceiverThread, "runs");
         mark(t.receiver_waits_ns, kReceiverApp, "MPI_Wait");
     }
@@ -310,7 +315,7 @@ std::string timeline_script(const std::vector<Transfer>& sample) {
         "     'timeline.dat' index 1 using 1:2:3:(0) with vectors nohead lw 8 lc rgb '#4a7ab0', "
         "\\\n"
         "     'timeline.dat' index 2 using 1:2 with points pt 7 ps 1 lc rgb '#c0392b', \\\n"
-        "     'timeline.dat' index 2 using 1:2:3 with labels offset 0,0.8 font 'sans,8'\n",
+        "     'timeline.dat' index 2 using 1:4:3 with labels font 'sans,8'\n",
         180 + 110 * sample.size(), sample.empty() ? 0 : sample.front().bytes, ytics,
         sample.size() * kLanes);
 }
