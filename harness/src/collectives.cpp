@@ -130,6 +130,7 @@ std::string compact(double v) {
 std::string format_collective_tables(const ResultIndex& index,
                                      const std::vector<std::uint64_t>& sizes) {
     std::string text;
+    bool above_100 = false;
     for (const auto& study : collective_studies(index)) {
         const int pairs = index.base_pairs(study);
         const auto configs = index.configs(study);
@@ -162,7 +163,10 @@ std::string format_collective_tables(const ResultIndex& index,
                     const auto b = index.value(study, config, pairs, size,
                                                fmt::format("blocking_{}_median", collective));
                     any = any || o || l;
-                    overlap_row.push_back(cell_of(o, "{:.1f}"));
+                    // Above 100 %: T_lat or the work differed between the phases.
+                    const bool error = o && !std::isnan(*o) && *o > 100.0;
+                    above_100 = above_100 || error;
+                    overlap_row.push_back(cell_of(o, "{:.1f}") + (error ? "!" : ""));
                     latency_row.push_back(
                         fmt::format("{} / {}", l ? compact(*l) : "-", b ? compact(*b) : "-"));
                 }
@@ -182,6 +186,9 @@ std::string format_collective_tables(const ResultIndex& index,
             ranks_note(index, study));
         text += format_table(latency) + '\n';
     }
+    if (above_100)
+        text += "!: above 100 %, which no collective reaches: a measurement error (T_lat or the\n"
+                "work differed between the phases), not a result.\n\n";
     return text;
 }
 

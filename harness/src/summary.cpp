@@ -86,6 +86,15 @@ std::string format_summary(const Summary& summary) {
         if (!v) return std::string("-");
         return std::isnan(*v) ? std::string("n/a") : fmt::format(fmt::runtime(spec), *v);
     };
+    // No transfer overlaps more than its whole time: an overlap above 100 % says that
+    // T_lat or the work differed between the phases (noise, a busy machine), and is
+    // marked so that nobody reads it as a result.
+    bool above_100 = false;
+    const auto overlap_cell = [&](const std::optional<double>& v) {
+        if (!v || std::isnan(*v) || *v <= 100.0) return cell(v, "{:.1f}");
+        above_100 = true;
+        return cell(v, "{:.1f}") + "!";
+    };
     std::size_t name_width = 6;
     for (const auto& line : summary.lines) name_width = std::max(name_width, line.config.size());
     std::size_t study_width = 5;
@@ -107,7 +116,7 @@ std::string format_summary(const Summary& summary) {
     std::string text = header + '\n' + units + '\n';
     for (const auto& line : summary.lines) {
         std::string row = fmt::format("{:<{}}", line.config, name_width);
-        for (const auto& v : line.overlap) row += fmt::format(" {:>13}", cell(v, "{:.1f}"));
+        for (const auto& v : line.overlap) row += fmt::format(" {:>13}", overlap_cell(v));
         for (const auto& v : line.overhead) row += fmt::format(" {:>14}", cell(v, "{:+.2f}"));
         row += fmt::format(" {:>14}", cell(line.footprint, "{:+.0f}"));
         text += row + '\n';
@@ -123,7 +132,7 @@ std::string format_summary(const Summary& summary) {
     for (const auto& line : summary.lines) {
         std::string row = fmt::format("{:<{}}", line.config, name_width);
         for (std::size_t i = 0; i < line.overlap_at_lat.size(); ++i)
-            row += fmt::format(" {:>21}", cell(line.overlap_at_lat[i], "{:.1f}") + " / " +
+            row += fmt::format(" {:>21}", overlap_cell(line.overlap_at_lat[i]) + " / " +
                                               cell(line.floor[i], "{:.1f}"));
         text += row + '\n';
     }
@@ -144,10 +153,13 @@ std::string format_summary(const Summary& summary) {
         for (const auto& line : summary.other_overlap) {
             std::string row = fmt::format("{:<{}} {:<{}} {:>5}", line.study, study_width,
                                           line.config, name_width, line.pairs);
-            for (const auto& v : line.overlap) row += fmt::format(" {:>13}", cell(v, "{:.1f}"));
+            for (const auto& v : line.overlap) row += fmt::format(" {:>13}", overlap_cell(v));
             text += row + '\n';
         }
     }
+    if (above_100)
+        text += "\n!: above 100 %, which no transfer reaches: a measurement error (T_lat or the\n"
+                "work differed between the phases), not a result.\n";
     for (const auto& note : summary.notes) text += "note: " + note + '\n';
     return text;
 }

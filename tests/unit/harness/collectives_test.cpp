@@ -137,6 +137,18 @@ TEST(SibenchCollectives, TablesOfOverlapAndLatency) {
     Row p2p = coll_row("mpich", 65536, "latency_median", 9);
     p2p.suite = "p2p";
     EXPECT_TRUE(format_collective_tables(ResultIndex({p2p}), {65536}).empty());
+    EXPECT_EQ(text.find("above 100 %"), std::string::npos) << text;
+}
+
+TEST(SibenchCollectives, OverlapAbove100IsMarkedAsAnError) {
+    std::vector<Row> rows = two_configs();
+    for (Row& row : rows)
+        if (row.metric == "overlap_ibcast_100_median" && row.config == "simpi-smart-h1" &&
+            row.msg_size == 1048576)
+            row.value = 118;
+    const std::string text = format_collective_tables(ResultIndex(rows), {1048576});
+    EXPECT_NE(text.find("118.0!"), std::string::npos) << text;
+    EXPECT_NE(text.find("!: above 100 %"), std::string::npos) << text;
 }
 
 // The "collectives" studies; quick's "collectives-idle-root" runs one pair instead.

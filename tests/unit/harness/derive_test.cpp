@@ -174,6 +174,19 @@ TEST(SibenchSummary, OverlapOfTheOtherOverlapStudies) {
     EXPECT_NE(text.find("overlap in the other studies"), std::string::npos) << text;
     EXPECT_NE(text.find("71.5"), std::string::npos) << text;
     EXPECT_NE(text.find("overlap-hydra"), std::string::npos) << text;
+    EXPECT_EQ(text.find("above 100 %"), std::string::npos) << text;
+}
+
+TEST(SibenchSummary, OverlapAbove100IsMarkedAsAnError) {
+    PlotSpec plots;
+    plots.summary_sizes = {k64};
+    const ResultIndex index({make_row("overlap", "simpi-smart-h1", 1, k64, "overlap_median", 99),
+                             make_row("overlap-hydra", "simpi-smart-h1", 1, k64,
+                                       "overlap_median", 102)});
+    const std::string text = format_summary(summarize(index, plots));
+    EXPECT_NE(text.find("102.0!"), std::string::npos) << text;
+    EXPECT_EQ(text.find("99.0!"), std::string::npos) << text;
+    EXPECT_NE(text.find("!: above 100 %"), std::string::npos) << text;
 }
 
 TEST(SibenchPlot, ScriptsAndDataForOneFigure) {
