@@ -187,8 +187,9 @@ std::string format_collective_tables(const ResultIndex& index,
         text += format_table(latency) + '\n';
     }
     if (above_100)
-        text += "!: above 100 %, which no collective reaches: a measurement error (T_lat or the\n"
-                "work differed between the phases), not a result.\n\n";
+        text +=
+            "!: above 100 %, which no collective reaches: a measurement error (T_lat or the\n"
+            "work differed between the phases), not a result.\n\n";
     return text;
 }
 

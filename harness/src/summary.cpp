@@ -158,8 +158,9 @@ std::string format_summary(const Summary& summary) {
         }
     }
     if (above_100)
-        text += "\n!: above 100 %, which no transfer reaches: a measurement error (T_lat or the\n"
-                "work differed between the phases), not a result.\n";
+        text +=
+            "\n!: above 100 %, which no transfer reaches: a measurement error (T_lat or the\n"
+            "work differed between the phases), not a result.\n";
     for (const auto& note : summary.notes) text += "note: " + note + '\n';
     return text;
 }
