@@ -74,17 +74,18 @@ std::pair<std::string, std::string> osu_metric(const std::string& header) {
 // The names of a table of `count` numbers per row: those of the last comment
 // line, else of the last line of words before the table. OMB 7.4's
 // osu_get_mbw prints a third number its header does not name: a header that
-// names fewer columns (but at least one) names the first ones.
+// starts with Size and names fewer columns names the first ones.
 std::vector<std::string> table_columns(const std::string& header, const std::string& bare_header,
                                        std::size_t count) {
-    for (const std::string* line : {&header, &bare_header}) {
-        std::vector<std::string> columns = split_columns(*line);
+    const auto names = [](const std::string& line) {
+        std::vector<std::string> columns = split_columns(line);
         std::erase(columns, std::string("Validation"));
-        if (columns.size() == count) return columns;
-    }
-    std::vector<std::string> columns = split_columns(header);
-    std::erase(columns, std::string("Validation"));
-    if (!columns.empty() && columns.size() < count && columns.front() == "Size") return columns;
+        return columns;
+    };
+    std::vector<std::string> named = names(header);
+    if (named.size() == count) return named;
+    if (std::vector<std::string> bare = names(bare_header); bare.size() == count) return bare;
+    if (!named.empty() && named.size() < count && named.front() == "Size") return named;
     return {};
 }
 
