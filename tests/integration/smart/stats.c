@@ -5,26 +5,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static char g_path[256];
+static time_t g_started; /* seconds, CLOCK_REALTIME: the clock of file times */
 
 void stats_enable(void) {
     snprintf(g_path, sizeof g_path, "/tmp/si-test-stats-%d", (int)getppid());
     setenv("SI_STATS", g_path, 1);
+    g_started = time(NULL);
+}
+
+/* A file of this job, not one an earlier job left whose parent had the same
+ * pid (pids wrap: a long test run reuses them, and a job that was killed
+ * never removed its files). The margin covers the coarse clock of file
+ * times; a pid comes back only after far more than a second. */
+static int written_by_this_job(const char* name) {
+    struct stat info;
+    return stat(name, &info) == 0 && info.st_mtime >= g_started - 1;
 }
 
 static FILE* open_rank_file(int rank) {
     char name[300];
     snprintf(name, sizeof name, "%s.%d", g_path, rank);
     for (int tries = 0; tries < 1000; ++tries) {
-        FILE* file = fopen(name, "r");
-        if (file != NULL) return file;
+        if (written_by_this_job(name)) {
+            FILE* file = fopen(name, "r");
+            if (file != NULL) return file;
+        }
         const struct timespec ten_ms = {0, 10 * 1000 * 1000};
         nanosleep(&ten_ms, NULL);
     }
-    fprintf(stderr, "stats: %s did not appear\n", name);
+    fprintf(stderr, "stats: %s did not appear (or only an older job's)\n", name);
     return NULL;
 }
 
