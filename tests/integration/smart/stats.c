@@ -9,13 +9,22 @@
 #include <time.h>
 #include <unistd.h>
 
-static char g_path[256];
+static const char kPrefix[] = "/tmp/si-test-stats";
 static time_t g_started; /* seconds, CLOCK_REALTIME: the clock of file times */
+/* Each rank's parent, gathered by stats_finish: ranks started by different
+ * parents (one proxy per simulated node) write under different paths. */
+static int* g_parent_of;
 
 void stats_enable(void) {
-    snprintf(g_path, sizeof g_path, "/tmp/si-test-stats-%d", (int)getppid());
-    setenv("SI_STATS", g_path, 1);
+    char path[64];
+    snprintf(path, sizeof path, "%s-%d", kPrefix, (int)getppid());
+    setenv("SI_STATS", path, 1);
     g_started = time(NULL);
+}
+
+static void rank_file_name(int rank, char* name, size_t size) {
+    const int parent = g_parent_of != NULL ? g_parent_of[rank] : (int)getppid();
+    snprintf(name, size, "%s-%d.%d", kPrefix, parent, rank);
 }
 
 /* A file of this job, not one an earlier job left whose parent had the same
@@ -27,19 +36,23 @@ static int written_by_this_job(const char* name) {
     return stat(name, &info) == 0 && info.st_mtime >= g_started - 1;
 }
 
-static FILE* open_rank_file(int rank) {
-    char name[300];
-    snprintf(name, sizeof name, "%s.%d", g_path, rank);
+/* Waits up to 10 s for rank's file of this job; its name in `name`. A rank
+ * writes it in MPI_Finalize, after the closing barrier: it may come after
+ * rank 0 has returned. */
+static int wait_for_rank_file(int rank, char* name, size_t size) {
+    rank_file_name(rank, name, size);
     for (int tries = 0; tries < 1000; ++tries) {
-        if (written_by_this_job(name)) {
-            FILE* file = fopen(name, "r");
-            if (file != NULL) return file;
-        }
+        if (written_by_this_job(name)) return 1;
         const struct timespec ten_ms = {0, 10 * 1000 * 1000};
         nanosleep(&ten_ms, NULL);
     }
     fprintf(stderr, "stats: %s did not appear (or only an older job's)\n", name);
-    return NULL;
+    return 0;
+}
+
+static FILE* open_rank_file(int rank) {
+    char name[96];
+    return wait_for_rank_file(rank, name, sizeof name) ? fopen(name, "r") : NULL;
 }
 
 /* Calls visit(name, value, context) for every row of a rank's file. */
@@ -113,20 +126,27 @@ int stats_finish(int errors, int note, int (*check)(int nranks, const int* notes
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int* notes = malloc(sizeof *notes * (size_t)size);
+    int* parents = malloc(sizeof *parents * (size_t)size);
+    const int parent = (int)getppid();
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Gather(&note, 1, MPI_INT, notes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&parent, 1, MPI_INT, parents, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     if (rank != 0) {
         free(notes);
+        free(parents);
         return 0;
     }
+    g_parent_of = parents;
     if (check != NULL) total += check(size, notes);
     free(notes);
+    /* Removed once written, so that none is left for a later job. */
     for (int r = 0; r < size; ++r) {
-        char name[300];
-        snprintf(name, sizeof name, "%s.%d", g_path, r);
-        unlink(name);
+        char name[96];
+        if (wait_for_rank_file(r, name, sizeof name)) unlink(name);
     }
+    g_parent_of = NULL;
+    free(parents);
     if (total == 0)
         printf("No Errors\n");
     else
