@@ -56,6 +56,13 @@ struct alignas(64) RankBlock {
     // When a helper last woke the interrupt thread (base/clock.hpp), so the
     // thread can count how long it took to get a core.
     std::atomic<std::uint64_t> woken_at_ns;
+    // The ICB slot (index in the rank's ICB, -1: a one-sided signal) and
+    // tuple a helper woke the thread for: if the slot no longer holds it when
+    // the thread runs, the application took that message itself meanwhile.
+    // Like woken_at_ns, what the last helper to decide wrote: it only sorts
+    // a pass that found nothing into late or futile.
+    std::atomic<std::int32_t> woken_icb_slot;
+    std::atomic<std::uint64_t> woken_icb_tuple;
     // IRB entries in use, so that a helper skips a rank with none at once.
     alignas(64) std::atomic<std::uint32_t> irb_in_use;
     // Posted receives with no IRB entry (blocking ones, or the IRB was full):

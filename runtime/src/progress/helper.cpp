@@ -41,10 +41,10 @@ constexpr auto kEager = static_cast<std::uint64_t>(p2p::MessageKind::eager);
 
 }  // namespace
 
-bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
-                       std::span<const node::InterruptRequest> irb) {
-    for (const auto& slot : icb) {
-        const std::uint64_t tuple = slot.load(std::memory_order_acquire);
+AskingSlot icb_slot_asking_for_help(std::span<const std::atomic<std::uint64_t>> icb,
+                                    std::span<const node::InterruptRequest> irb) {
+    for (std::size_t index = 0; index < icb.size(); ++index) {
+        const std::uint64_t tuple = icb[index].load(std::memory_order_acquire);
         const std::uint64_t kind = tuple & kKindBits;
         if (kind != kRts && kind != kEager) continue;
         // Patterns carry an RTS's kind: eager data is matched as if it were one.
@@ -60,10 +60,16 @@ bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
             // The rank may have reused the entry between the two loads; a mask
             // read with a value that changed meanwhile would be a guess.
             if (entry.value.load(std::memory_order_acquire) != value) continue;
-            if (p2p::InterruptPattern{value, mask}.asked_by(as_rts)) return true;
+            if (p2p::InterruptPattern{value, mask}.asked_by(as_rts))
+                return {static_cast<int>(index), tuple};
         }
     }
-    return false;
+    return {};
+}
+
+bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
+                       std::span<const node::InterruptRequest> irb) {
+    return icb_slot_asking_for_help(icb, irb).index >= 0;
 }
 
 // Moves a sleeping interrupt thread to `cpu` (it runs there once woken). The
@@ -103,13 +109,13 @@ std::uint64_t raised_signals(const node::RankBlock& rank, bool any) {
 
 namespace {
 
-bool receives_need_help(const node::Region& region, int local_index) {
-    if (region.rank_block(local_index).irb_in_use.load(std::memory_order_acquire) == 0)
-        return false;
+// The ICB slot whose message one of the rank's receives asked help for.
+AskingSlot slot_needing_help(const node::Region& region, int local_index) {
+    if (region.rank_block(local_index).irb_in_use.load(std::memory_order_acquire) == 0) return {};
     const std::span<const std::atomic<std::uint64_t>> icb(region.icb(local_index),
                                                           region.icb_slots_per_rank());
     const std::span<const node::InterruptRequest> irb(region.irb(local_index), region.irb_entries());
-    return icb_asks_for_help(icb, irb);
+    return icb_slot_asking_for_help(icb, irb);
 }
 
 void set_signals(node::RankBlock& rank, std::uint64_t bits, std::uint8_t value) {
@@ -121,7 +127,7 @@ void set_signals(node::RankBlock& rank, std::uint64_t bits, std::uint8_t value) 
 
 bool rank_needs_help(const node::Region& region, int local_index, bool any_rma_signal) {
     return raised_signals(region.rank_block(local_index), any_rma_signal) != 0 ||
-           receives_need_help(region, local_index);
+           slot_needing_help(region, local_index).index >= 0;
 }
 
 bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend) {
@@ -152,7 +158,8 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     const std::uint32_t sleep = rank.interrupt_word.load(std::memory_order_acquire);
     if (wake::state_of(sleep) != wake::kSleeping) return RankVerdict::awake;
     const std::uint64_t signals = raised_signals(rank, options.any_rma_signal);
-    if (signals == 0 && !receives_need_help(region, local_index)) return RankVerdict::no_match;
+    const AskingSlot slot = signals == 0 ? slot_needing_help(region, local_index) : AskingSlot{};
+    if (signals == 0 && slot.index < 0) return RankVerdict::no_match;
     trace::record(trace::Event::helper_matched, rank.world_rank);
     // Optimisation 2: the rank may have entered its engine while we matched.
     if (rank.progress_lock.load(std::memory_order_acquire) != 0) return RankVerdict::locked;
@@ -161,6 +168,8 @@ RankVerdict examine_rank(const node::Region& region, int local_index, wake::Back
     const int wake_cpu = options.wake_cpu;
     if (wake_cpu >= 0) move_interrupt_thread(rank, wake_cpu);
     rank.woken_at_ns.store(monotonic_ns(), std::memory_order_relaxed);
+    rank.woken_icb_slot.store(slot.index, std::memory_order_relaxed);
+    rank.woken_icb_tuple.store(slot.tuple, std::memory_order_relaxed);
     // Recorded before: the woken thread may run (and the helper wait) at once.
     trace::record(trace::Event::wake_issued, rank.world_rank, 0, wake_cpu);
     // The thesis resets the ICB as it wakes: the signals are the woken

@@ -50,6 +50,14 @@ bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& 
 // data one whose `eager_too` is set.
 bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
                        std::span<const node::InterruptRequest> irb);
+// The same, with the first such slot: its index in `icb` (-1: none) and the
+// tuple it held.
+struct AskingSlot {
+    int index = -1;
+    std::uint64_t tuple = 0;
+};
+AskingSlot icb_slot_asking_for_help(std::span<const std::atomic<std::uint64_t>> icb,
+                                    std::span<const node::InterruptRequest> irb);
 
 // The raised one-sided signals that make waking `rank` useful (bit: world
 // rank % 64): each raised one of its `rma_awaited_any`, and those of its

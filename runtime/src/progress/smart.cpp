@@ -294,12 +294,25 @@ void SmartProgress::run_interrupt_thread() {
             late_wakeups_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
+        // ... or it may have taken the message the helper woke us for and
+        // left MPI already: then a pass that finds nothing came late too.
+        const bool taken_meanwhile = message_taken_since_wake();
         const std::uint64_t before = engine_.advances();
         engine_.progress_in_background();
         const bool futile = engine_.advances() == before;
         lock.unlock();
-        if (futile) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
+        if (futile)
+            (taken_meanwhile ? late_wakeups_ : futile_wakeups_)
+                .fetch_add(1, std::memory_order_relaxed);
     }
+}
+
+bool SmartProgress::message_taken_since_wake() const {
+    const int slot = block_.woken_icb_slot.load(std::memory_order_relaxed);
+    if (slot < 0) return false;  // woken for a one-sided signal
+    const std::atomic<std::uint64_t>& tuple = region_.icb(local_index_)[slot];
+    return tuple.load(std::memory_order_acquire) !=
+           block_.woken_icb_tuple.load(std::memory_order_relaxed);
 }
 
 void SmartProgress::check_helper_alive() {

@@ -76,6 +76,9 @@ class SmartProgress final : private p2p::ProgressObserver {
     void run_interrupt_thread();
     void stop_helpers();
     void check_helper_alive();
+    // The ICB slot the helper woke the thread for no longer holds its
+    // message (RankBlock::woken_icb_slot): the application took it.
+    bool message_taken_since_wake() const;
     void withdraw(p2p::Request& request);
 
     p2p::Engine& engine_;

@@ -28,7 +28,10 @@ static int check_counters(int nranks, const int* notes) {
     if (nranks < 2 || g_waits) return 0;
     const long long wakeups = stats_counter(1, "wakeups");
     const long long futile = stats_counter(1, "futile_wakeups");
-    printf("rank 1 (target): %lld wake-ups, %lld futile\n", wakeups, futile);
+    /* Late ones (the target entered MPI and served itself first) may come
+     * under load; they are not futile. */
+    const long long late = stats_counter(1, "late_wakeups");
+    printf("rank 1 (target): %lld wake-ups, %lld futile, %lld late\n", wakeups, futile, late);
     return MT_CHECK(wakeups >= kPatterns, "rank 1: %lld wake-ups, expected one per pattern",
                     wakeups) +
            MT_CHECK(futile == 0, "rank 1: %lld futile wake-ups", futile);

@@ -59,6 +59,10 @@ TEST_F(HelperTest, MatchingRtsWakesASleepingRankOnce) {
     arrive(0, 6, Tuple{MessageKind::rts, 1, 1, 5});
     EXPECT_EQ(examine(0), RankVerdict::woken);
     EXPECT_EQ(rank_block(0).interrupt_word.load(), wake::kWoken);
+    // What it was woken for, so the thread can tell a message the application
+    // took meanwhile (a late wake-up) from a futile one.
+    EXPECT_EQ(rank_block(0).woken_icb_slot.load(), 6);
+    EXPECT_EQ(rank_block(0).woken_icb_tuple.load(), (Tuple{MessageKind::rts, 1, 1, 5}.pack()));
     EXPECT_EQ(examine(0), RankVerdict::awake) << "woken and not yet asleep again: no second wake";
     EXPECT_EQ(counters().wakes.load(), 1u);
 }
@@ -108,6 +112,7 @@ TEST_F(HelperTest, AwaitedSignalWakesAndIsReset) {
     EXPECT_EQ(raised_signals(rank_block(0), false), 1u << 5);
     EXPECT_EQ(examine(0), RankVerdict::woken);
     EXPECT_EQ(rank_block(0).rma_signals[5].load(), 0) << "the thesis' ICB reset";
+    EXPECT_EQ(rank_block(0).woken_icb_slot.load(), -1) << "woken for no message";
 }
 
 TEST_F(HelperTest, SignalFromAPeerNotAwaitedWakesNobody) {
