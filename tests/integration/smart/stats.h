@@ -7,12 +7,13 @@
 #ifndef SMART_STATS_H
 #define SMART_STATS_H
 
-/* Before MPI_Init: points SI_STATS at a path shared by the ranks of this job
- * (they share a parent process: sirun or Hydra's proxy). */
+/* Before MPI_Init: points SI_STATS at a path named after the rank's parent
+ * process (sirun or Hydra's proxy); stats_finish gathers every rank's. */
 void stats_enable(void);
 
-/* The value of a counter of a rank, waiting up to 10 s for its file; -1 if
- * the file or the counter does not exist. */
+/* The value of a counter of a rank, waiting up to 10 s for its file (one
+ * this job wrote, not an older job's under a reused pid); -1 if the file or
+ * the counter does not exist. */
 long long stats_counter(int rank, const char* name);
 
 /* Sum of every counter of a rank whose name starts with `prefix` and ends
