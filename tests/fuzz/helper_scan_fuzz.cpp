@@ -37,6 +37,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             node::DeliveryWord::unpack(unpacked.pack()).pack() != unpacked.pack())
             std::abort();
     }
-    (void)progress::icb_asks_for_help(icb, irb);
+    (void)progress::icb_slot_asking_for_help(icb, irb);
     return 0;
 }

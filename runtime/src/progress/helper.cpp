@@ -67,11 +67,6 @@ AskingSlot icb_slot_asking_for_help(std::span<const std::atomic<std::uint64_t>> 
     return {};
 }
 
-bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
-                       std::span<const node::InterruptRequest> irb) {
-    return icb_slot_asking_for_help(icb, irb).index >= 0;
-}
-
 // Moves a sleeping interrupt thread to `cpu` (it runs there once woken). The
 // CPU the helper runs on holds no computing rank at this moment, so a thread
 // that copies a message there takes no cycles from the computation. Failing

@@ -46,12 +46,9 @@ struct HelperAssignment {
 // an IRB entry). True if it fired a wake-up (a system call).
 bool ring_helper_of(const node::Region& region, int local_index, wake::Backend& backend);
 
-// True if an RTS tuple in `icb` matches an active request in `irb`, or eager
-// data one whose `eager_too` is set.
-bool icb_asks_for_help(std::span<const std::atomic<std::uint64_t>> icb,
-                       std::span<const node::InterruptRequest> irb);
-// The same, with the first such slot: its index in `icb` (-1: none) and the
-// tuple it held.
+// The first slot of `icb` whose RTS tuple matches an active request in
+// `irb`, or whose eager data one whose `eager_too` is set: its index (-1:
+// none) and the tuple it held.
 struct AskingSlot {
     int index = -1;
     std::uint64_t tuple = 0;
