@@ -52,13 +52,6 @@ void CommunicatorTable::clear() {
     for (int i = 0; i <= kMaxCommunicators; ++i) delete slots_[i].exchange(nullptr);
 }
 
-Communicator* CommunicatorTable::find(MPI_Comm handle) {
-    if (!is_kind(handle, HandleKind::communicator)) return nullptr;
-    const int index = handle_index(handle);
-    if (index <= 0 || index > kMaxCommunicators) return nullptr;
-    return slots_[index].load(std::memory_order_acquire);
-}
-
 MPI_Comm CommunicatorTable::add(std::unique_ptr<Communicator> communicator) {
     std::lock_guard lock(mutex_);
     // Handle index = context pair + 1 (index 0 is MPI_COMM_NULL): pairs are

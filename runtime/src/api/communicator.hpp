@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/handles.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
 
@@ -70,8 +71,14 @@ class CommunicatorTable {
     void reset(int world_rank, int world_size);
     void clear();
 
-    // nullptr for MPI_COMM_NULL, freed or foreign handles.
-    Communicator* find(MPI_Comm handle);
+    // nullptr for MPI_COMM_NULL, freed or foreign handles. Inline: every
+    // message's call asks it.
+    Communicator* find(MPI_Comm handle) const {
+        if (!is_kind(handle, HandleKind::communicator)) return nullptr;
+        const int index = handle_index(handle);
+        if (index <= 0 || index > kMaxCommunicators) return nullptr;
+        return slots_[index].load(std::memory_order_acquire);
+    }
     // Takes ownership; returns the new handle.
     MPI_Comm add(std::unique_ptr<Communicator> communicator);
     void remove(MPI_Comm handle);

@@ -203,16 +203,12 @@ int Call::initialized() {
     abort_job(1, "MPI call outside MPI_Init ... MPI_Finalize");
 }
 
-int Call::communicator(MPI_Comm handle, Communicator*& out) {
+int Call::invalid_communicator(MPI_Comm handle) {
     if (handle == MPI_COMM_NULL)
         return fail(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
     if (!is_kind(handle, HandleKind::communicator))
         return fail(MPI_ERR_COMM, "communicator argument {:#x} is {}", handle, kind_name(handle));
-    out = Runtime::get()->communicators.find(handle);
-    if (out == nullptr)
-        return fail(MPI_ERR_COMM, "communicator {:#x} does not exist (freed?)", handle);
-    error_comm_ = handle;
-    return MPI_SUCCESS;
+    return fail(MPI_ERR_COMM, "communicator {:#x} does not exist (freed?)", handle);
 }
 
 int Call::intracommunicator(MPI_Comm handle, Communicator*& out) {

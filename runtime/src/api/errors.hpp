@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "api/communicator.hpp"
+#include "api/runtime.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "p2p/tuple.hpp"
@@ -68,7 +69,14 @@ public:
     int report(int error_class, const std::string& detail);
 
     int initialized();
-    int communicator(MPI_Comm handle, Communicator*& out);
+    // Inline for a valid handle: every message's call checks one.
+    int communicator(MPI_Comm handle, Communicator*& out) {
+        out = Runtime::get()->communicators.find(handle);
+        if (out == nullptr) [[unlikely]]
+            return invalid_communicator(handle);
+        error_comm_ = handle;
+        return MPI_SUCCESS;
+    }
     // The same, refusing an intercommunicator.
     int intracommunicator(MPI_Comm handle, Communicator*& out);
     // A committed datatype (messages), or any existing one (constructors, queries).
@@ -124,6 +132,7 @@ public:
     }
 
 private:
+    int invalid_communicator(MPI_Comm handle);
     int negative_count(int value, const char* argument);
     int null_buffer(int count, const char* argument);
     int any_message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,

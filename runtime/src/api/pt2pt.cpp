@@ -35,15 +35,16 @@ namespace {
 
 // The routing of post_send and post_receive, inlined into start_send and
 // start_receive: a call per message is measurable at 8 B.
+// `share_if_sent`: p2p::Engine::isend's.
 [[gnu::always_inline]] inline p2p::Request* route_send(
     const Communicator& c, const void* data, std::size_t bytes, int dest, int tag,
-    p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook) {
+    p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook, bool share_if_sent = false) {
     Runtime& runtime = *Runtime::get();
     if (runtime.ghost && dest != MPI_PROC_NULL) [[unlikely]]
         return runtime.ghost->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
                                     std::move(hook));
     return runtime.engine->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
-                                 std::move(hook));
+                                 std::move(hook), share_if_sent);
 }
 
 [[gnu::always_inline]] inline p2p::Request* route_receive(
@@ -55,6 +56,60 @@ namespace {
                                     std::move(hook));
     return runtime.engine->irecv(buffer, capacity, source, tag, c.ref(), c.p2p_context(), blocking,
                                  std::move(hook));
+}
+
+// The common case of a point-to-point call, whose arguments need no check
+// beyond these: a runtime without ghosts, an intracommunicator, a contiguous
+// predefined datatype, a count and buffer that go together. Anything else,
+// errors included, takes the general path (start_send, start_receive), which
+// checks every argument and reports.
+struct PlainMessage {
+    p2p::Engine* engine;
+    const Communicator* comm;
+    void* data;
+    std::size_t bytes;
+};
+
+[[gnu::always_inline]] inline bool plain_message(const void* buf, int count, MPI_Datatype datatype,
+                                                 MPI_Comm comm, PlainMessage& out) {
+    const Runtime* runtime = Runtime::get();
+    if (runtime == nullptr || runtime->ghost) [[unlikely]]
+        return false;
+    const datatype::Type* type = datatype::find_predefined(datatype);
+    const Communicator* c = runtime->communicators.find(comm);
+    if (type == nullptr || c == nullptr || !type->contiguous || c->inter() || count < 0 ||
+        (buf == nullptr && count != 0))
+        return false;
+    out = PlainMessage{runtime->engine.get(), c, const_cast<void*>(message_data(buf, count, *type)),
+                       type->bytes(static_cast<std::size_t>(count))};
+    return true;
+}
+
+[[gnu::always_inline]] inline bool plain_send(const void* buf, int count, MPI_Datatype datatype,
+                                              int dest, int tag, MPI_Comm comm, PlainMessage& out) {
+    return plain_message(buf, count, datatype, comm, out) && dest >= 0 &&
+           dest < out.comm->size() && tag >= 0 && tag <= tag_rules().upper_bound;
+}
+
+[[gnu::always_inline]] inline bool plain_receive(void* buf, int count, MPI_Datatype datatype,
+                                                 int source, int tag, MPI_Comm comm,
+                                                 PlainMessage& out) {
+    if (!plain_message(buf, count, datatype, comm, out)) return false;
+    const TagRules& rules = tag_rules();
+    return ((source >= 0 && source < out.comm->size()) || source == MPI_ANY_SOURCE) &&
+           ((tag >= 0 && tag <= rules.upper_bound) || (tag == MPI_ANY_TAG && rules.any_tag));
+}
+
+// A standard send of a plain message: nullptr if it left at once, as most
+// eager ones do (p2p::Engine::sent_at_once).
+[[gnu::always_inline]] inline p2p::Request* send_plain(const PlainMessage& m, int dest, int tag,
+                                                       MPI_Comm comm) {
+    p2p::Request* request =
+        m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(), m.comm->send_context(),
+                        p2p::SendMode::standard, nullptr, true);
+    if (request == m.engine->sent_at_once()) return nullptr;
+    request->owner = comm;
+    return request;
 }
 
 }  // namespace
@@ -91,9 +146,11 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     if (type->contiguous) {
-        // The common case costs no Outgoing: the data is the user's memory.
+        // The common case costs no Outgoing: the data is the user's memory,
+        // and a message that leaves at once no request of its own.
         out = route_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode,
-                         nullptr);
+                         nullptr, true);
+        if (out == Runtime::get()->engine->sent_at_once()) return MPI_SUCCESS;
     } else {
         Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
         out = post_send(*c, message.data(), message.bytes(), dest, tag, mode,
@@ -155,6 +212,10 @@ extern "C" {
 
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    if (PlainMessage m; plain_send(buf, count, datatype, dest, tag, comm, m)) [[likely]] {
+        si::p2p::Request* request = send_plain(m, dest, tag, comm);
+        return request == nullptr ? MPI_SUCCESS : blocking("MPI_Send", request, MPI_STATUS_IGNORE);
+    }
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Send", buf, count, datatype, dest, tag, comm,
                             si::p2p::SendMode::standard, request))
@@ -175,6 +236,12 @@ int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Isend = PMPI_Isend
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+    if (PlainMessage m; request != nullptr && plain_send(buf, count, datatype, dest, tag, comm, m))
+        [[likely]] {
+        const si::p2p::Request* started = send_plain(m, dest, tag, comm);
+        *request = handle_of(started == nullptr ? m.engine->sent_at_once() : started);
+        return MPI_SUCCESS;
+    }
     Call call("MPI_Isend");
     if (int rc = call.not_null(request, "request")) return rc;
     si::p2p::Request* started = nullptr;
@@ -201,6 +268,12 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status* status) {
+    if (PlainMessage m; plain_receive(buf, count, datatype, source, tag, comm, m)) [[likely]] {
+        const si::p2p::Completion result =
+            m.engine->receive(m.data, m.bytes, source, tag, m.comm->ref(), m.comm->p2p_context());
+        fill_status(status, result, true);
+        return result.error == MPI_SUCCESS ? MPI_SUCCESS : report_failed("MPI_Recv", comm, result.error);
+    }
     si::p2p::Request* request = nullptr;
     if (int rc = start_receive("MPI_Recv", buf, count, datatype, source, tag, comm, true, request))
         return rc;
@@ -210,6 +283,14 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
+    if (PlainMessage m;
+        request != nullptr && plain_receive(buf, count, datatype, source, tag, comm, m)) [[likely]] {
+        si::p2p::Request* started =
+            m.engine->irecv(m.data, m.bytes, source, tag, m.comm->ref(), m.comm->p2p_context());
+        started->owner = comm;
+        *request = handle_of(started);
+        return MPI_SUCCESS;
+    }
     Call call("MPI_Irecv");
     if (int rc = call.not_null(request, "request")) return rc;
     si::p2p::Request* started = nullptr;

@@ -99,19 +99,26 @@ bool is_done(const p2p::Request* request) {
     return request->complete.load(std::memory_order_acquire);
 }
 
-// Completes a request: status (with MPI_ERROR when asked), pool, handle.
-int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
+// Completes a request but for returning it to the pool: status (with
+// MPI_ERROR when asked), handle.
+int settle(const p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
     p2p::Completion result = request->result;
     fill_status(status, result, is_receive(request));
     if (is_generalized(request)) result.error = finish_generalized(request, status);
     if (set_error && status != MPI_STATUS_IGNORE) status->MPI_ERROR = result.error;
-    Runtime::get()->engine->release(request);
     if (handle == nullptr) return result.error;
     if (PersistentRequest* persistent = find_persistent(*handle))
         persistent->active = nullptr;
     else
         *handle = MPI_REQUEST_NULL;
     return result.error;
+}
+
+// The same, and the request goes back to the pool.
+int harvest(p2p::Request* request, MPI_Request* handle, MPI_Status* status, bool set_error) {
+    const int error = settle(request, handle, status, set_error);
+    Runtime::get()->engine->release(request);
+    return error;
 }
 
 // Harvests every completed request of an array, as Waitsome and Testsome
@@ -167,14 +174,8 @@ int complete_some(Call& call, bool block, int incount, MPI_Request requests[], i
 }  // namespace
 
 MPI_Request handle_of(const p2p::Request* request) {
-    const auto slot = static_cast<int>(request->index) + 1;
-    if (slot > kMaxRequestSlots) {
-        log::error("more than {} requests outstanding: a request handle cannot name more; "
-                   "complete some before starting others",
-                   kMaxRequestSlots);
-        std::abort();
-    }
-    return make_request_handle(slot, request->generation);
+    static_assert(p2p::RequestPool::kMaxRequests + 1 == kMaxRequestSlots);
+    return make_request_handle(static_cast<int>(request->index) + 1, request->generation);
 }
 
 void fill_status(MPI_Status* status, const p2p::Completion& completion, bool receive) {
@@ -192,8 +193,12 @@ int finish_request(const char* function, p2p::Request* request, MPI_Status* stat
     const MPI_Comm owner = request->owner;
     const int error = harvest(request, handle, status, false);
     if (error == MPI_SUCCESS) return MPI_SUCCESS;
+    return report_failed(function, owner, error);
+}
+
+int report_failed(const char* function, MPI_Comm comm, int error) {
     Call call(function);
-    call.set_error_comm(owner);
+    call.set_error_comm(comm);
     return call.report(error, error == MPI_ERR_TRUNCATE
                                   ? "message truncated: the receive buffer is smaller than the "
                                     "message that matched it"
@@ -246,8 +251,8 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     RequestArray array;
     std::span<si::p2p::Request*> r;
     if (int rc = resolve(call, count, requests, array, r)) return rc;
-    for (si::p2p::Request* request : r)
-        if (request != nullptr) Runtime::get()->engine->wait(request);
+    si::p2p::Engine& engine = *Runtime::get()->engine;
+    engine.wait_all(r);
     bool failed = false;
     MPI_Comm failed_comm = MPI_COMM_WORLD;
     for (int i = 0; i < count; ++i) {
@@ -256,12 +261,12 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
             set_empty_status(status);
             continue;
         }
-        const MPI_Comm owner = r[i]->owner;
-        if (harvest(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
+        if (settle(r[i], &requests[i], status, true) != MPI_SUCCESS && !failed) {
             failed = true;
-            failed_comm = owner;
+            failed_comm = r[i]->owner;
         }
     }
+    engine.release_all(r);
     if (!failed) return MPI_SUCCESS;
     call.set_error_comm(failed_comm);
     return call.fail(MPI_ERR_IN_STATUS, "at least one request failed; see MPI_ERROR of the statuses");

@@ -18,6 +18,9 @@ void fill_status(MPI_Status* status, const p2p::Completion& completion, bool is_
 // MPI_REQUEST_NULL, or, for a persistent request, inactive.
 int finish_request(const char* function, p2p::Request* request, MPI_Status* status,
                    MPI_Request* handle = nullptr);
+// The error of an operation on `comm` that completed with MPI error class
+// `error`, reported through its error handler as finish_request does.
+int report_failed(const char* function, MPI_Comm comm, int error);
 
 // Generalized requests (generalized.cpp). is_generalized is cheap when the
 // program has none. finish_generalized runs query_fn (into `status`, or a

@@ -152,7 +152,8 @@ void Runtime::bring_up() {
     // creates the segments; everyone maps them and fills its rank block; the
     // creator unlinks the names, after which no crash can leave them behind.
     transport::shm::Layout layout{locality.local_size(), settings.shm_cells,
-                                  std::max(settings.eager_limit, kControlBodyBytes)};
+                                  std::max(settings.eager_limit, kControlBodyBytes),
+                                  settings.shm_ring_bytes};
     const bool creator = locality.local_index() == 0;
     // Checked by every rank, so that none waits at the fence for one that failed.
     std::optional<node::GhostArea::Shape> ghosts;
@@ -206,6 +207,7 @@ void Runtime::bring_up() {
     }
     auto shm_transport = std::make_unique<transport::shm::ShmTransport>(
         std::move(shm_segment), region, locality, layout);
+    if (settings.progress == config::ProgressMode::smart) shm_transport->publish_tuples();
     if (settings.progress == config::ProgressMode::interrupt) {
         shm_transport->ring_interrupt_threads();
         if (verbs_transport != nullptr) verbs_transport->also_ring(block.interrupt_word);
@@ -220,6 +222,8 @@ void Runtime::bring_up() {
     }
 
     progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock, &region.lock_waiters());
+    if (settings.progress == config::ProgressMode::none && thread_level != MPI_THREAD_MULTIPLE)
+        progress_lock->set_exclusive();
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
     for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();
     p2p::Engine::Options engine_options{settings.eager_limit,

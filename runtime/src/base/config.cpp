@@ -249,9 +249,22 @@ const std::vector<Knob>& table() {
          choice<Binding>({{"auto", Binding::automatic}, {"none", Binding::none}},
                          &Settings::bind)},
         {"SI_SHM_CELLS", "count", "32",
-         "Receive slots per pair of ranks in the shared-memory transport; each holds one "
-         "eager message or control message.",
+         "SI_PROGRESS=smart: ICB slots per pair of ranks of a host, where a message's tuple "
+         "waits for helpers to see it: the most messages one rank has in flight to another "
+         "on shared memory. Other modes use no ICB and have no such limit.",
          "transport/shm", int_in_range(&Settings::shm_cells, 2, 4096)},
+        {"SI_SHM_RING_BYTES", "bytes (k/m suffix)", "128k",
+         "Ring each rank sends another rank of its host through: a message takes its size "
+         "plus a 16-byte header, rounded up to 16 bytes (an 8-byte message 32). Raised to "
+         "hold two of the largest eager messages (SI_EAGER_LIMIT).",
+         "transport/shm",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             auto value = parse_bytes(text);
+             if (!value || *value < 1024 || *value > (std::size_t{1} << 30))
+                 return "expected a byte count from 1k to 1g, for example 131072 or 128k";
+             out.shm_ring_bytes = *value;
+             return std::nullopt;
+         }},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "

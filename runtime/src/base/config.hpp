@@ -59,8 +59,10 @@ struct Settings {
     int node_size = 0;
     // Whether MPI_Init binds a rank that its launcher left unbound.
     Binding bind = Binding::automatic;
-    // Receive slots (ring cells) per pair of ranks in the shared-memory transport.
+    // ICB slots per pair of ranks of a host (SmartInterrupts), and the bytes
+    // of each pair's ring in the shared-memory transport.
     int shm_cells = 32;
+    std::size_t shm_ring_bytes = std::size_t{128} * 1024;
     // Receives the verbs transport pre-posts per peer (the peer's credits).
     int verbs_credits = 32;
     // SmartInterrupts: helper processes per node, how they wake interrupt

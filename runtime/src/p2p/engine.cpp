@@ -50,6 +50,10 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
       queued_(transport_of_.size()),
       last_sent_(transport_of_.size(), 0) {
     set_aside_.reserve(kSetAsideInSignal);
+    sent_at_once_.phase = Request::Phase::done;
+    sent_at_once_.complete.store(true, std::memory_order_relaxed);
+    sent_at_once_.in_use = true;
+    sent_at_once_.index = RequestPool::kMaxRequests;
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
             transports_.push_back(transport);
@@ -68,9 +72,26 @@ Engine::~Engine() {
 
 Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
                        const CommRef& comm, std::uint16_t context, SendMode mode,
-                       std::unique_ptr<CompletionHook>&& hook) {
+                       std::unique_ptr<CompletionHook>&& hook, bool share_if_sent) {
     ProgressGuard guard(lock_);
+    if (share_if_sent && !hook && mode == SendMode::standard && bytes <= options_.eager_limit &&
+        dest != kProcNull && send_eager_at_once(buffer, bytes, comm.world_of[dest],
+                                                Tuple{MessageKind::eager, context, comm.rank, tag}))
+        return &sent_at_once_;
     return isend_locked(buffer, bytes, dest, tag, comm, context, mode, std::move(hook));
+}
+
+bool Engine::send_eager_at_once(const void* buffer, std::size_t bytes, int peer,
+                                const Tuple& tuple) {
+    if (!queued_[peer].empty()) return false;
+    const transport::Result result = transport_of_[peer]->send(
+        peer, tuple.pack(), {}, {static_cast<const std::byte*>(buffer), bytes});
+    if (result != transport::Result::done) return false;  // the usual path retries or fails
+    ++stats_.eager_sent;
+    stats_.eager_bytes += bytes;
+    ++stats_.requests_completed;
+    last_sent_[static_cast<std::size_t>(peer)] = 0;  // no send's RTS (direct.cpp)
+    return true;
 }
 
 Request* Engine::isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
@@ -596,9 +617,10 @@ int Engine::progress() {
     return progress_locked();
 }
 
-void Engine::release(Request* request) {
+void Engine::release_all(std::span<Request* const> requests) {
     ProgressGuard guard(lock_);
-    release_locked(request);
+    for (Request* request : requests)
+        if (request != nullptr && request != &sent_at_once_) release_locked(request);
 }
 
 void Engine::release_locked(Request* request) {
@@ -608,11 +630,6 @@ void Engine::release_locked(Request* request) {
         return;
     }
     request->detached = true;
-}
-
-Request* Engine::find(std::uint32_t index) {
-    ProgressGuard guard(lock_);
-    return pool_.find(index);
 }
 
 std::size_t Engine::active_requests() {

@@ -157,15 +157,24 @@ class Engine final : private transport::Events {
     // Start operations; dest/source are communicator ranks (or kProcNull,
     // kAnySource), context selects point-to-point or collective traffic.
     // `hook`, if given, runs when the operation completes (request.hpp).
+    // `share_if_sent`: a standard send without a hook that leaves at once
+    // (eager, nothing queued ahead of it) needs no request of its own: it
+    // returns sent_at_once(), which release() ignores and the caller must
+    // not write to.
     Request* isend(const void* buffer, std::size_t bytes, int dest, int tag, const CommRef& comm,
                    std::uint16_t context, SendMode mode,
-                   std::unique_ptr<CompletionHook>&& hook = nullptr);
+                   std::unique_ptr<CompletionHook>&& hook = nullptr, bool share_if_sent = false);
     // `blocking`: the caller waits for the receive at once (MPI_Recv, blocking
     // collectives), so it is progressed by its own thread and no helper need
     // watch it: the ProgressObserver is not told.
     Request* irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
                    std::uint16_t context, bool blocking = false,
                    std::unique_ptr<CompletionHook>&& hook = nullptr);
+    // MPI_Recv: posts a blocking receive, waits for it and returns its
+    // completion, under one hold of the lock; the request never leaves the
+    // engine.
+    Completion receive(void* buffer, std::size_t capacity, int source, int tag,
+                       const CommRef& comm, std::uint16_t context);
     // Matches an unexpected message without receiving it.
     std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
                                      std::uint16_t context);
@@ -196,13 +205,25 @@ class Engine final : private transport::Events {
     // Progresses until the request completes: polls, then yields, then
     // sleeps on the doorbell (Options::wait_spin).
     void wait(Request* request);
+    // The same for every request (nullptr entries ignored), one after the
+    // other as wait() would, under one hold of the lock.
+    void wait_all(std::span<Request* const> requests);
     // The same until any of the requests (nullptr entries ignored, at least
     // one not) completes.
     void wait_any(std::span<Request* const> requests);
     // One progress pass if the request is not complete yet; true if it is.
     bool test(Request* request);
     // Returns a request to the pool; an active one is recycled when it completes.
-    void release(Request* request);
+    void release(Request* request) {
+        if (request == &sent_at_once_) return;
+        ProgressGuard guard(lock_);
+        release_locked(request);
+    }
+    // The same for every request (nullptr entries ignored), under one hold of the lock.
+    void release_all(std::span<Request* const> requests);
+    // The complete request every send that left at once shares (isend's
+    // share_if_sent); its index is RequestPool::kMaxRequests.
+    const Request* sent_at_once() const { return &sent_at_once_; }
 
     // Starts a background operation (activity.hpp): the request completes,
     // with the activity's completion(), once advance() says it is over; the
@@ -250,8 +271,12 @@ class Engine final : private transport::Events {
     // and transports that read synchronously (Capabilities::vectored).
     bool streams_with(int world_peer) const;
     std::size_t eager_limit() const { return options_.eager_limit; }
-    // Finds a live request by pool index (the API's handle), or nullptr.
-    Request* find(std::uint32_t index);
+    // Finds a live request by pool index (the API's handle), or nullptr;
+    // without the lock (RequestPool::find).
+    Request* find(std::uint32_t index) {
+        if (index == RequestPool::kMaxRequests) return &sent_at_once_;
+        return pool_.find(index);
+    }
 
     // One pass over the transports; returns events handled.
     int progress();
@@ -311,6 +336,9 @@ class Engine final : private transport::Events {
     void rdma_completed(std::uint64_t cookie, int error) override;
     void peer_failed(int peer) override;
 
+    // An eager message sent now, if nothing waits ahead of it for `peer`
+    // and the transport has room: isend's share_if_sent.
+    bool send_eager_at_once(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple);
     void start_send(Request* request);
     void send_or_queue(Outgoing item);
     transport::Result try_send(const Outgoing& item);
@@ -371,6 +399,7 @@ class Engine final : private transport::Events {
     ProgressLock& lock_;
     Options options_;
     RequestPool pool_;
+    Request sent_at_once_;
     // Bin keys: a receive's, unless it has a wildcard; an arrival's.
     struct PostedKey {
         std::optional<std::uint64_t> operator()(const Request& r) const { return r.match.key(); }

@@ -1,14 +1,17 @@
 // A queue of the matching engine (posted receives, unexpected messages) that
-// stays a plain list while it is short and grows an index when it is long.
+// stays a plain list while scans are short and grows an index when they are
+// long.
 //
 // Matching must honour queue order: of the entries that match, the oldest
 // wins. A list does that with a scan, which is the cheapest there is for the
-// few entries most programs keep; with thousands, each arrival would scan
-// them all. From kIndexFrom entries on, the queue also files every entry in a
-// bin of its exact (context, source, tag), or among the wildcard entries when
-// it has none, each chain in queue order; a lookup by exact key then merges
-// the key's bin with the wildcard chain by sequence number. The index goes
-// when the queue empties. An entry T carries `MatchLinks<T> links`.
+// few entries most programs keep, and for long queues that match at their
+// front (a window of receives for one peer and tag); with thousands that do
+// not, each arrival would scan them all. Once a lookup has passed kIndexFrom
+// entries and the queue holds that many, the queue also files every entry in
+// a bin of its exact (context, source, tag), or among the wildcard entries
+// when it has none, each chain in queue order; a lookup by exact key then
+// merges the key's bin with the wildcard chain by sequence number. The index
+// goes when the queue empties. An entry T carries `MatchLinks<T> links`.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +37,10 @@ struct MatchLinks {
 template <typename T, typename KeyOf>
 class MatchQueue {
 public:
-    // Fewer entries than this are found by a scan (an eight-byte ping-pong
-    // costs 0.05-0.08 us more when every entry is hashed; runtime_costs'
-    // match_* show where the scan starts to cost more than the index).
+    // Scans shorter than this build no index (an eight-byte ping-pong costs
+    // 0.05-0.08 us more when every entry is hashed, a message of a window of
+    // 64 about 75 instructions; runtime_costs' match_* show where the scan
+    // starts to cost more than the index).
     static constexpr std::size_t kIndexFrom = 64;
 
     MatchQueue() = default;
@@ -54,26 +58,32 @@ public:
         ++size_;
         if (indexed_)
             file(item);
-        else if (size_ >= kIndexFrom)
+        else if (size_ >= kIndexFrom && long_scan_)
             build_index();
     }
 
     void erase(T* item) {
         unlink<&MatchLinks<T>::prev, &MatchLinks<T>::next>(order_, item);
         if (indexed_) unfile(item);
-        if (--size_ == 0 && indexed_) {
+        if (--size_ == 0) {
+            long_scan_ = false;
+            if (!indexed_) return;
             bins_.clear();
             wildcards_ = Chain{};
             indexed_ = false;
         }
     }
 
-    // The oldest entry for which accept() holds.
+    // The oldest entry for which accept() holds. A long scan lets the next
+    // push_back() build the index (never here: a lookup in a signal handler
+    // must not allocate).
     template <typename Accept>
     T* find(Accept accept) const {
-        for (T* item = order_.head; item != nullptr; item = item->links.next)
-            if (accept(*item)) return item;
-        return nullptr;
+        std::size_t passed = 0;
+        T* item = order_.head;
+        for (; item != nullptr && !accept(*item); item = item->links.next) ++passed;
+        if (passed >= kIndexFrom) long_scan_ = true;
+        return item;
     }
 
     // The oldest entry for which accept() holds, among those that may match
@@ -146,6 +156,7 @@ private:
     std::size_t size_ = 0;
     std::uint64_t next_sequence_ = 0;
     bool indexed_ = false;
+    mutable bool long_scan_ = false;  // a find() passed kIndexFrom entries
     std::unordered_map<std::uint64_t, Chain> bins_;
     Chain wildcards_;
 };

@@ -23,10 +23,6 @@ bool holder_may_run_meanwhile() {
 
 int ProgressLock::spins_worth_trying() { return holder_may_run_meanwhile() ? kSpins : 0; }
 
-void ProgressLock::lock() {
-    if (!try_lock()) contend_as_worker();
-}
-
 void ProgressLock::contend_as_worker() {
     count(workers_, 1);
     if (doorbell_ != nullptr) wake::wake_if_sleeping(*backend_, *doorbell_);

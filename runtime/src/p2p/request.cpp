@@ -1,26 +1,37 @@
 #include "p2p/request.hpp"
 
+#include <cstdlib>
+
+#include "base/log.hpp"
+
 namespace si::p2p {
 
 RequestPool::RequestPool() = default;
 
 RequestPool::~RequestPool() {
-    for (Request* chunk : chunks_) delete[] chunk;
+    for (std::uint32_t c = 0; c < chunk_count_; ++c) delete[] chunks_[c].load();
 }
 
 Request* RequestPool::acquire(Request::Kind kind) {
     if (free_.empty()) {
-        const auto base = static_cast<std::uint32_t>(chunks_.size() * kChunk);
-        chunks_.push_back(new Request[kChunk]);
+        if (chunk_count_ == kMaxChunks) {
+            log::error("more than {} requests outstanding: a request handle cannot name more; "
+                       "complete some before starting others",
+                       kMaxRequests);
+            std::abort();
+        }
+        const std::uint32_t base = chunk_count_ * kChunk;
+        auto* chunk = new Request[kChunk];
         // Push in reverse so low indices are handed out first.
         for (std::uint32_t i = kChunk; i-- > 0;) {
-            chunks_.back()[i].index = base + i;
-            free_.push_back(base + i);
+            chunk[i].index = base + i;
+            if (base + i < kMaxRequests) free_.push_back(base + i);
         }
+        chunks_[chunk_count_++].store(chunk, std::memory_order_release);
     }
     const std::uint32_t index = free_.back();
     free_.pop_back();
-    Request* r = &chunks_[index / kChunk][index % kChunk];
+    Request* r = &chunks_[index / kChunk].load(std::memory_order_relaxed)[index % kChunk];
     const std::uint32_t generation = r->generation + 1;
     r->kind = kind;
     r->phase = Request::Phase::idle;
@@ -57,10 +68,5 @@ void RequestPool::release(Request* request) {
     --in_use_;
 }
 
-Request* RequestPool::find(std::uint32_t index) const {
-    if (index / kChunk >= chunks_.size()) return nullptr;
-    Request* r = &chunks_[index / kChunk][index % kChunk];
-    return r->in_use ? r : nullptr;
-}
 
 }  // namespace si::p2p

@@ -2,6 +2,7 @@
 // the API layer refers to it by index (its MPI_Request handle).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -104,29 +105,47 @@ struct alignas(64) Request {
 };
 
 // Requests live in stable chunks and are found again by index.
+// acquire() and release() need the progress lock; find() does not: a chunk,
+// once published, stays where it is until the pool goes, so a completion call
+// resolves its handles without taking the lock.
 class RequestPool {
   public:
+    // Indices stay below this (the API's handles have 20 bits for index + 1,
+    // and keep the largest for the shared request of sends that left at once).
+    static constexpr std::uint32_t kMaxRequests = (1u << 20) - 2;
+
     RequestPool();
     RequestPool(const RequestPool&) = delete;
     RequestPool& operator=(const RequestPool&) = delete;
     ~RequestPool();
 
+    // Ends the process, saying why, when kMaxRequests are in use.
     Request* acquire(Request::Kind kind);
     void release(Request* request);
     // nullptr if index is out of range or not in use.
-    Request* find(std::uint32_t index) const;
+    Request* find(std::uint32_t index) const {
+        if (index >= kMaxRequests) return nullptr;
+        Request* chunk = chunks_[index / kChunk].load(std::memory_order_acquire);
+        if (chunk == nullptr) return nullptr;
+        Request* r = &chunk[index % kChunk];
+        return r->in_use ? r : nullptr;
+    }
     std::size_t in_use() const { return in_use_; }
     // Calls visit(Request*) for every request in use; visit may release it.
     template <typename Visit>
     void for_each_in_use(Visit visit) const {
-        for (Request* chunk : chunks_)
+        for (std::uint32_t c = 0; c < chunk_count_; ++c) {
+            Request* chunk = chunks_[c].load(std::memory_order_relaxed);
             for (std::uint32_t i = 0; i < kChunk; ++i)
                 if (chunk[i].in_use) visit(&chunk[i]);
+        }
     }
 
   private:
     static constexpr std::uint32_t kChunk = 1024;
-    std::vector<Request*> chunks_;
+    static constexpr std::uint32_t kMaxChunks = (kMaxRequests + kChunk - 1) / kChunk;
+    std::array<std::atomic<Request*>, kMaxChunks> chunks_{};
+    std::uint32_t chunk_count_ = 0;
     std::vector<std::uint32_t> free_;
     std::size_t in_use_ = 0;
 };

@@ -49,6 +49,13 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
     // sleep too, harmlessly.
     constexpr auto kSleepLimit = std::chrono::milliseconds(200);
     trace::record(trace::Event::wait_entered);
+    // Most waits of a busy exchange end after one pass: it comes before the
+    // policy's set-up below, whose clock reads cost more than the pass.
+    if (!done() && progress_locked() != 0 && options_.concurrent_threads) lock_.wake_pollers();
+    if (done()) {
+        trace::record(trace::Event::wait_left);
+        return;
+    }
     if (observer_ != nullptr) observer_->wait_begins(lead);
     const bool may_sleep = doorbell_ != nullptr && options_.wait_spin.count() >= 0;
     // A send whose data is being read polls until the transfer should be over,
@@ -172,6 +179,36 @@ void Engine::wait(Request* request) {
     if (done() || !lock_.lock_unless(done)) return;
     ProgressGuard guard(lock_, std::adopt_lock);
     block_until(done, done, request);
+}
+
+Completion Engine::receive(void* buffer, std::size_t capacity, int source, int tag,
+                           const CommRef& comm, std::uint16_t context) {
+    ProgressGuard guard(lock_);
+    Request* request = irecv_locked(buffer, capacity, source, tag, comm, context, true);
+    const auto done = [request] { return request->complete.load(std::memory_order_acquire); };
+    if (!done()) block_until(done, done, request);
+    const Completion result = request->result;
+    release_locked(request);
+    return result;
+}
+
+void Engine::wait_all(std::span<Request* const> requests) {
+    const auto first_pending = [requests](std::size_t from) {
+        while (from < requests.size() &&
+               (requests[from] == nullptr || requests[from]->complete.load(std::memory_order_acquire)))
+            ++from;
+        return from;
+    };
+    std::size_t pending = first_pending(0);
+    if (pending == requests.size()) return;
+    const auto all_done = [&] { return (pending = first_pending(pending)) == requests.size(); };
+    if (!lock_.lock_unless(all_done)) return;
+    ProgressGuard guard(lock_, std::adopt_lock);
+    while (!all_done()) {
+        Request* lead = requests[pending];
+        const auto done = [lead] { return lead->complete.load(std::memory_order_acquire); };
+        block_until(done, done, lead);
+    }
 }
 
 void Engine::wait_any(std::span<Request* const> requests) {

@@ -27,11 +27,6 @@ SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
                                                                           : SleepResult::timed_out;
 }
 
-bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word) {
-    // A read-modify-write, not a load: see "No wake-up is lost" in the header.
-    return wake_if_still_sleeping(backend, word, word.fetch_add(0));
-}
-
 bool wake_if_still_sleeping(Backend& backend, std::atomic<std::uint32_t>& word,
                             std::uint32_t seen) {
     if (state_of(seen) != kSleeping) return false;

@@ -92,15 +92,21 @@ enum class SleepResult { woken, timed_out, not_idle };
 SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
                   std::chrono::milliseconds timeout, const std::function<bool()>& idle);
 
-// Wakes the sleeper if it sleeps; true if this call fired the wake-up.
-bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word);
-
 // Wakes the sleeper only if the word still holds `seen`, read earlier while
 // it slept: a waker that decided from what it saw meanwhile (a helper's scan)
 // must not end a sleep that began after the sleeper acted on the same thing
 // (a futile wake-up). Fires nothing if `seen` was not a sleep.
 bool wake_if_still_sleeping(Backend& backend, std::atomic<std::uint32_t>& word,
                             std::uint32_t seen);
+
+// Wakes the sleeper if it sleeps; true if this call fired the wake-up.
+// Inline: every message on shared memory asks it of its receiver.
+inline bool wake_if_sleeping(Backend& backend, std::atomic<std::uint32_t>& word) {
+    // A read-modify-write, not a load: see "No wake-up is lost" above.
+    const std::uint32_t seen = word.fetch_add(0);
+    if (state_of(seen) != kSleeping) return false;
+    return wake_if_still_sleeping(backend, word, seen);
+}
 
 // Makes the sleeper's current or next sleep return (to stop it).
 void post(Backend& backend, std::atomic<std::uint32_t>& word);

@@ -45,8 +45,10 @@ TEST(MatchQueue, TheOldestMatchWinsAcrossBinsAndWildcards) {
         queue.push_back(entries.back().get());
     };
     for (std::size_t i = 0; i < Queue::kIndexFrom; ++i) post(1, 100 + static_cast<int>(i));
-    ASSERT_TRUE(queue.indexed());
+    EXPECT_FALSE(queue.indexed()) << "no lookup has been long yet";
+    EXPECT_EQ(find_for(queue, arrival(4, 3, 3)), nullptr);  // passes every entry
     post(MatchSpec::kAnySource, 7);  // id kIndexFrom
+    ASSERT_TRUE(queue.indexed()) << "the post after a long lookup builds the index";
     post(2, 7);                      // id kIndexFrom + 1
     post(2, MatchSpec::kAnyTag);     // id kIndexFrom + 2
     const int wildcard_source = static_cast<int>(Queue::kIndexFrom);
@@ -71,6 +73,25 @@ TEST(MatchQueue, TheOldestMatchWinsAcrossBinsAndWildcards) {
     queue.erase(entries[wildcard_source + 2].get());
     EXPECT_TRUE(queue.empty());
     EXPECT_FALSE(queue.indexed());
+}
+
+// A window of receives for one peer and tag, matched in order: every lookup
+// stops at the front, so hashing each entry would only cost.
+TEST(MatchQueue, ALongQueueMatchedAtItsFrontStaysAList) {
+    Queue queue;
+    std::vector<std::unique_ptr<Entry>> entries;
+    for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 0; i < 4 * Queue::kIndexFrom; ++i) {
+            entries.push_back(std::make_unique<Entry>(Entry{MatchSpec{0, 1, 5}, 0, {}}));
+            queue.push_back(entries.back().get());
+        }
+        while (!queue.empty()) {
+            Entry* found = find_for(queue, arrival(0, 1, 5));
+            ASSERT_EQ(found, queue.front());
+            queue.erase(found);
+        }
+        EXPECT_FALSE(queue.indexed());
+    }
 }
 
 // A reference queue (a list scanned in order) next to MatchQueue, through

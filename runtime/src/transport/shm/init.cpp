@@ -1,6 +1,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
+
 #include "base/error.hpp"
 #include "transport/shm/shm_transport.hpp"
 
@@ -16,27 +19,29 @@ struct SegmentHeader {
     std::int32_t local_size;
     std::int32_t cells;
     std::uint64_t max_body;
+    std::uint64_t ring_capacity;
 };
-constexpr std::uint64_t kMagic = 0x5349'5348'4d52'494eULL;  // "SISHMRIN"
+constexpr std::uint64_t kMagic = 0x5349'5348'4d52'4932ULL;  // "SISHMRI2"
 constexpr std::size_t kSegmentHeaderBytes = round_up(sizeof(SegmentHeader));
 
 }  // namespace
 
-std::size_t Layout::cell_bytes() const { return round_up(kCellHeaderBytes + max_body); }
-
-std::size_t Layout::ring_bytes() const {
-    return sizeof(RingControl) + cell_bytes() * static_cast<std::size_t>(cells);
+std::size_t Layout::ring_capacity() const {
+    return std::bit_ceil(std::max(ring_bytes, min_ring_bytes(max_body)));
 }
 
+std::size_t Layout::ring_stride() const { return sizeof(RingControl) + ring_capacity(); }
+
 std::size_t Layout::segment_bytes() const {
-    return kSegmentHeaderBytes + ring_bytes() * static_cast<std::size_t>(local_size) * local_size;
+    return kSegmentHeaderBytes + ring_stride() * static_cast<std::size_t>(local_size) * local_size;
 }
 
 SharedSegment ShmTransport::create_segment(const std::string& job_id, const Layout& layout) {
     SharedSegment segment =
         SharedSegment::create(SharedSegment::name_for(job_id, "shm"), layout.segment_bytes());
     auto* header = static_cast<SegmentHeader*>(segment.data());
-    *header = SegmentHeader{kMagic, layout.local_size, layout.cells, layout.max_body};
+    *header = SegmentHeader{kMagic, layout.local_size, layout.cells, layout.max_body,
+                            layout.ring_capacity()};
     return segment;
 }
 
@@ -63,9 +68,10 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
       doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
     const auto* header = static_cast<const SegmentHeader*>(segment_.data());
     if (header->magic != kMagic || header->local_size != layout.local_size ||
-        header->cells != layout.cells || header->max_body != layout.max_body)
+        header->cells != layout.cells || header->max_body != layout.max_body ||
+        header->ring_capacity != layout.ring_capacity())
         fail("shared-memory segment {} was made with other settings: every rank of a job "
-             "must see the same SI_EAGER_LIMIT and SI_SHM_CELLS",
+             "must see the same SI_EAGER_LIMIT, SI_SHM_CELLS and SI_SHM_RING_BYTES",
              segment_.name());
     capabilities_ = Capabilities{.name = "shm",
                                  .max_body_bytes = layout.max_body,
@@ -76,19 +82,22 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
                                  .signal_safe = true,
                                  .vectored = true};
     for (int peer = 0; peer < layout.local_size; ++peer) {
-        outbound_.emplace_back(ring(peer, me_));
+        node::RankBlock& block = region.rank_block(peer);
+        outbound_.push_back(Receiver{RingProducer(ring(peer, me_)), region.icb(peer),
+                                     &block.doorbell, &block.interrupt_word});
         inbound_.emplace_back(ring(me_, peer));
-        pid_of_.push_back(region.rank_block(peer).pid);
+        pid_of_.push_back(block.pid);
     }
     my_icb_ = region.icb(me_);
     check_cross_memory_attach();
 }
 
 RingView ShmTransport::ring(int receiver, int sender) const {
-    std::byte* at = base_ + kSegmentHeaderBytes +
-                    layout_.ring_bytes() * (static_cast<std::size_t>(receiver) * layout_.local_size + sender);
+    std::byte* at =
+        base_ + kSegmentHeaderBytes +
+        layout_.ring_stride() * (static_cast<std::size_t>(receiver) * layout_.local_size + sender);
     return RingView{reinterpret_cast<RingControl*>(at), at + sizeof(RingControl),
-                    static_cast<std::uint32_t>(layout_.cells), layout_.cell_bytes()};
+                    layout_.ring_capacity()};
 }
 
 }  // namespace si::transport::shm

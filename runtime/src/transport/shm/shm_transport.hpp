@@ -1,9 +1,10 @@
 // The shared-memory transport: ranks of one host.
 //
 // Messages travel through one ring per ordered pair of local ranks, in a
-// segment shared by the host (init.cpp); a cell's tuple goes to the
-// receiver's ICB slot in the node region, its body stays in the cell
-// (msg.cpp). RDMA Read and Write are cross-memory attach system calls
+// segment shared by the host (init.cpp): a record holds the message's tuple
+// and body (msg.cpp, ring.hpp). With SmartInterrupts the sender also puts the
+// tuple into the receiver's ICB slot in the node region, where helpers look.
+// RDMA Read and Write are cross-memory attach system calls
 // (process_vm_readv / process_vm_writev) on the peer's memory (rma.cpp).
 #pragma once
 
@@ -21,13 +22,19 @@ namespace si::transport::shm {
 
 struct Layout {
     int local_size = 1;
-    int cells = 32;             // per ordered pair of ranks
-    std::size_t max_body = 0;   // largest message body
+    // ICB slots per ordered pair of ranks: with the ICB in use
+    // (ShmTransport::publish_tuples), the most messages in flight from one
+    // rank to another.
+    int cells = 32;
+    std::size_t max_body = 0;         // largest message body
+    std::size_t ring_bytes = 0;       // per ordered pair; at least min_ring_bytes(max_body)
 
-    std::size_t cell_bytes() const;
-    std::size_t ring_bytes() const;
+    // ring_bytes as the ring uses it: raised to min_ring_bytes(max_body),
+    // then to a power of two.
+    std::size_t ring_capacity() const;
+    std::size_t ring_stride() const;    // control line and records
     std::size_t segment_bytes() const;
-    // ICB slots each rank needs in the node region: one per receive cell.
+    // ICB slots each rank needs in the node region.
     std::size_t icb_slots() const { return static_cast<std::size_t>(local_size) * cells; }
 };
 
@@ -66,13 +73,34 @@ public:
     // SI_PROGRESS=interrupt: every send also rings the receiver's interrupt
     // thread (node::RankBlock::interrupt_word), whatever the message.
     void ring_interrupt_threads() { ring_interrupt_threads_ = true; }
+    // SmartInterrupts: every message's tuple also goes to the receiver's ICB
+    // slot (Layout::cells per pair, which then bounds the messages in
+    // flight), where helpers see it; the receiver clears the slot when it
+    // takes the message (last_message_untaken). Every rank of a job must
+    // call it, or none: it decides which ICB slots are in use.
+    void publish_tuples() { record_limit_ = static_cast<std::uint64_t>(layout_.cells); }
 
     // Publishes this process's probe word so peers can test cross-memory attach.
     static void publish_probe(node::RankBlock& block);
 
 private:
+    // What a send to one local rank touches, found once.
+    struct Receiver {
+        RingProducer ring;
+        std::atomic<std::uint64_t>* icb = nullptr;
+        std::atomic<std::uint32_t>* doorbell = nullptr;
+        std::atomic<std::uint32_t>* interrupt_word = nullptr;
+    };
+
     RingView ring(int receiver, int sender) const;
     void check_cross_memory_attach() const;
+    // The ICB slot of record `number` from local rank `sender`.
+    std::atomic<std::uint64_t>& icb_slot(std::atomic<std::uint64_t>* icb, int sender,
+                                         std::uint64_t number) const {
+        return icb[static_cast<std::size_t>(sender) * static_cast<std::size_t>(layout_.cells) +
+                   number % static_cast<std::uint64_t>(layout_.cells)];
+    }
+    bool tuples_published() const { return record_limit_ != kNoRecordLimit; }
 
     Capabilities capabilities_;
     Layout layout_;
@@ -81,12 +109,14 @@ private:
     const node::Region& region_;
     const node::Locality& locality_;
     int me_ = 0;                          // my local index
-    std::vector<RingProducer> outbound_;  // by receiver's local index
+    std::vector<Receiver> outbound_;      // by receiver's local index
     std::vector<RingConsumer> inbound_;   // by sender's local index
+    static constexpr std::uint64_t kNoRecordLimit = ~std::uint64_t{0};
     std::atomic<std::uint64_t>* my_icb_ = nullptr;
     std::vector<pid_t> pid_of_;           // by local index
     std::unique_ptr<wake::Backend> doorbell_backend_;
     bool ring_interrupt_threads_ = false;
+    std::uint64_t record_limit_ = kNoRecordLimit;  // publish_tuples()
 };
 
 }  // namespace si::transport::shm
