@@ -101,13 +101,15 @@ struct PlainMessage {
 }
 
 // A standard send of a plain message: nullptr if it left at once, as most
-// eager ones do (p2p::Engine::sent_at_once).
+// eager ones do (p2p::Engine::send_at_once).
 [[gnu::always_inline]] inline p2p::Request* send_plain(const PlainMessage& m, int dest, int tag,
                                                        MPI_Comm comm) {
-    p2p::Request* request =
-        m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(), m.comm->send_context(),
-                        p2p::SendMode::standard, nullptr, true);
-    if (request == m.engine->sent_at_once()) return nullptr;
+    const p2p::Tuple tuple{p2p::MessageKind::eager, m.comm->send_context(), m.comm->rank, tag};
+    if (m.bytes <= m.engine->eager_limit() &&
+        m.engine->send_at_once(m.data, m.bytes, m.comm->world_of[dest], tuple))
+        return nullptr;
+    p2p::Request* request = m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(),
+                                            m.comm->send_context(), p2p::SendMode::standard);
     request->owner = comm;
     return request;
 }

@@ -133,11 +133,8 @@ int Schedule::run() {
     // The caller progresses its receives itself, as MPI_Recv's: no helper
     // need watch them (p2p::Engine::irecv).
     blocking_ = true;
-    p2p::Request* request = engine_.start(*this);
-    engine_.wait(request);
-    const int error = request->result.error;
-    engine_.release(request);
-    return error;
+    engine_.run(*this);
+    return error_;
 }
 
 void Schedule::detach() {
@@ -169,11 +166,16 @@ void Schedule::start_round(p2p::Engine& engine, std::size_t end) {
         Step& step = steps_[i];
         if (!step.message()) continue;
         const Peers& to = peers(step.group);
-        if (step.kind == Step::Kind::recv)
-            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, to.tag + step.label, to.comm,
+        const int tag = to.tag + step.label;
+        if (step.kind == Step::Kind::recv) {
+            step.request = engine.irecv_locked(step.data, step.bytes, step.peer, tag, to.comm,
                                                to.context, blocking_);
-        else
-            step.request = engine.isend_locked(step.data, step.bytes, step.peer, to.tag + step.label, to.comm,
+            continue;
+        }
+        // A send that leaves at once needs no request (round_finished skips it).
+        const p2p::Tuple tuple{p2p::MessageKind::eager, to.send_context, to.comm.rank, tag};
+        if (!engine.send_at_once_locked(step.data, step.bytes, to.comm.world_of[step.peer], tuple))
+            step.request = engine.isend_locked(step.data, step.bytes, step.peer, tag, to.comm,
                                                to.send_context, p2p::SendMode::standard);
     }
     round_started_ = true;

@@ -157,6 +157,17 @@ class Engine final : private transport::Events {
     // Start operations; dest/source are communicator ranks (or kProcNull,
     // kAnySource), context selects point-to-point or collective traffic.
     // `hook`, if given, runs when the operation completes (request.hpp).
+    // An eager message of at most eager_limit() bytes to world rank `peer`
+    // that leaves now if nothing waits ahead of it and the transport has
+    // room, needing no request. False: nothing was sent (use isend).
+    bool send_at_once(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
+        ProgressGuard guard(lock_);
+        return send_eager_at_once(buffer, bytes, peer, tuple);
+    }
+    // The same for an Activity's advance(), which runs with the lock held.
+    bool send_at_once_locked(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
+        return bytes <= options_.eager_limit && send_eager_at_once(buffer, bytes, peer, tuple);
+    }
     // `share_if_sent`: a standard send without a hook that leaves at once
     // (eager, nothing queued ahead of it) needs no request of its own: it
     // returns sent_at_once(), which release() ignores and the caller must
@@ -233,8 +244,13 @@ class Engine final : private transport::Events {
                    Request::Kind kind = Request::Kind::send,
                    std::unique_ptr<CompletionHook>&& hook = nullptr);
     // The same for an activity the caller keeps alive until the request
-    // completes (a blocking collective waiting for it).
+    // completes.
     Request* start(Activity& activity);
+    // Advances an activity from the calling thread until it is over, with
+    // the wait policy of wait(): a blocking collective's schedule, which
+    // needs no request and is not among the activities every pass advances
+    // (other threads' passes leave it to its caller).
+    void run(Activity& activity);
     // isend, irecv and release for an Activity's advance(), which runs with
     // the lock held. Receives are never `blocking`: a helper may watch them.
     Request* isend_locked(const void* buffer, std::size_t bytes, int dest, int tag,
@@ -418,6 +434,7 @@ class Engine final : private transport::Events {
         std::unique_ptr<Activity> owned;  // null if the caller keeps it
     };
     std::vector<Running> activities_;
+    const Activity* running_inline_ = nullptr;  // run()'s
     bool background_pass_ = false;  // inside progress_in_background()
     bool signal_pass_ = false;      // inside progress_in_signal_handler()
     // What a pass in a signal handler sends and the peer has no slot for:

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "base/clock.hpp"
 #include "base/cpu.hpp"
@@ -179,6 +180,15 @@ void Engine::wait(Request* request) {
     if (done() || !lock_.lock_unless(done)) return;
     ProgressGuard guard(lock_, std::adopt_lock);
     block_until(done, done, request);
+}
+
+void Engine::run(Activity& activity) {
+    ProgressGuard guard(lock_);
+    const Activity* outer = std::exchange(running_inline_, &activity);
+    if (!activity.advance(*this))
+        // Whether it is over needs the lock: any pass may have finished it.
+        block_until([&] { return activity.advance(*this); }, [] { return true; }, nullptr);
+    running_inline_ = outer;
 }
 
 Completion Engine::receive(void* buffer, std::size_t capacity, int source, int tag,
