@@ -394,6 +394,9 @@ void Runtime::write_stats() const {
          s.rts_to_read_count == 0 ? 0 : s.rts_to_read_ns_total / s.rts_to_read_count / 1000},
         {"rts_to_read_us_max", s.rts_to_read_ns_max / 1000},
     };
+    for (const transport::Transport* transport : engine->transports())
+        for (const transport::Counter& counter : transport->counters())
+            counters.push_back({counter.name, counter.value});
     if (smart)
         for (progress::Counter& counter : smart->counters()) counters.push_back(std::move(counter));
     if (ghost)

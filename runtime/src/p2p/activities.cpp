@@ -58,7 +58,6 @@ int Engine::advance_activities() {
 }
 
 bool Engine::activities_poll_memory() const {
-    if (running_inline_ != nullptr && running_inline_->polls_memory()) return true;
     for (const Running& running : activities_)
         if (running.activity->polls_memory()) return true;
     return false;

@@ -249,7 +249,8 @@ class Engine final : private transport::Events {
     // Advances an activity from the calling thread until it is over, with
     // the wait policy of wait(): a blocking collective's schedule, which
     // needs no request and is not among the activities every pass advances
-    // (other threads' passes leave it to its caller).
+    // (other threads' passes leave it to its caller). It must not poll
+    // memory (Activity::polls_memory): only doorbells end its sleeps.
     void run(Activity& activity);
     // isend, irecv and release for an Activity's advance(), which runs with
     // the lock held. Receives are never `blocking`: a helper may watch them.
@@ -434,7 +435,6 @@ class Engine final : private transport::Events {
         std::unique_ptr<Activity> owned;  // null if the caller keeps it
     };
     std::vector<Running> activities_;
-    const Activity* running_inline_ = nullptr;  // run()'s
     bool background_pass_ = false;  // inside progress_in_background()
     bool signal_pass_ = false;      // inside progress_in_signal_handler()
     // What a pass in a signal handler sends and the peer has no slot for:

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <utility>
 
 #include "base/clock.hpp"
 #include "base/cpu.hpp"
@@ -184,11 +183,9 @@ void Engine::wait(Request* request) {
 
 void Engine::run(Activity& activity) {
     ProgressGuard guard(lock_);
-    const Activity* outer = std::exchange(running_inline_, &activity);
     if (!activity.advance(*this))
         // Whether it is over needs the lock: any pass may have finished it.
         block_until([&] { return activity.advance(*this); }, [] { return true; }, nullptr);
-    running_inline_ = outer;
 }
 
 Completion Engine::receive(void* buffer, std::size_t capacity, int source, int tag,

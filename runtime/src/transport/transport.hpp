@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace si::transport {
 
@@ -91,6 +92,12 @@ struct Arrival {
     std::uint64_t slot = 0;    // transport's handle of the receive slot
 };
 
+// A transport's own counter for SI_STATS.
+struct Counter {
+    const char* name;
+    std::uint64_t value;
+};
+
 // Implemented by the p2p layer; called from Transport::progress.
 class Events {
 public:
@@ -154,6 +161,8 @@ public:
     // The same from a signal handler (only when Capabilities::signal_safe):
     // what cannot be handled there waits for the next progress().
     virtual int progress_in_signal_handler(Events& events) { return progress(events); }
+    // What it counted, for SI_STATS at MPI_Finalize.
+    virtual std::vector<Counter> counters() const { return {}; }
     // The rank is about to sleep on its doorbell: make the next event ring it.
     // Call after arming the doorbell and before the last progress pass of the
     // sleep protocol (wake/wake_word.hpp), so an event in between is seen by

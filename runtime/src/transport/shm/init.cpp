@@ -21,7 +21,7 @@ struct SegmentHeader {
     std::uint64_t max_body;
     std::uint64_t ring_capacity;
 };
-constexpr std::uint64_t kMagic = 0x5349'5348'4d52'4932ULL;  // "SISHMRI2"
+constexpr std::uint64_t kMagic = 0x5349'5348'4d52'4933ULL;  // "SISHMRI3"
 constexpr std::size_t kSegmentHeaderBytes = round_up(sizeof(SegmentHeader));
 
 }  // namespace
@@ -32,8 +32,13 @@ std::size_t Layout::ring_capacity() const {
 
 std::size_t Layout::ring_stride() const { return sizeof(RingControl) + ring_capacity(); }
 
+std::size_t Layout::rings_bytes() const {
+    return ring_stride() * static_cast<std::size_t>(local_size) * local_size;
+}
+
 std::size_t Layout::segment_bytes() const {
-    return kSegmentHeaderBytes + ring_stride() * static_cast<std::size_t>(local_size) * local_size;
+    return kSegmentHeaderBytes + rings_bytes() +
+           (sizeof(ReadOffer) + sizeof(OwnerLine)) * static_cast<std::size_t>(local_size);
 }
 
 SharedSegment ShmTransport::create_segment(const std::string& job_id, const Layout& layout) {
@@ -81,6 +86,10 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
                                  .direct_write = true,
                                  .signal_safe = true,
                                  .vectored = true};
+    auto* offers = reinterpret_cast<ReadOffer*>(base_ + kSegmentHeaderBytes + layout.rings_bytes());
+    offers_ = std::span(offers, static_cast<std::size_t>(layout.local_size));
+    owners_ = std::span(reinterpret_cast<OwnerLine*>(offers + layout.local_size),
+                        static_cast<std::size_t>(layout.local_size));
     for (int peer = 0; peer < layout.local_size; ++peer) {
         node::RankBlock& block = region.rank_block(peer);
         outbound_.push_back(Receiver{RingProducer(ring(peer, me_)), region.icb(peer),

@@ -56,6 +56,12 @@ bool ShmTransport::last_message_untaken(int peer) const {
 }
 
 int ShmTransport::progress(Events& events) {
+    if (owners_[static_cast<std::size_t>(me_)].pending.load(std::memory_order_acquire) != 0)
+        help_split_reads();
+    return take_arrivals(events);
+}
+
+int ShmTransport::take_arrivals(Events& events) {
     int handled = 0;
     for (int sender = 0; sender < layout_.local_size; ++sender) {
         RingConsumer& ring = inbound_[sender];

@@ -5,16 +5,20 @@
 // and body (msg.cpp, ring.hpp). With SmartInterrupts the sender also puts the
 // tuple into the receiver's ICB slot in the node region, where helpers look.
 // RDMA Read and Write are cross-memory attach system calls
-// (process_vm_readv / process_vm_writev) on the peer's memory (rma.cpp).
+// (process_vm_readv / process_vm_writev) on the peer's memory (rma.cpp); a
+// large read is split with the owner of the data when it is inside MPI too
+// (split_read.hpp).
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "base/shm_segment.hpp"
 #include "node/locality.hpp"
 #include "node/region.hpp"
 #include "transport/shm/ring.hpp"
+#include "transport/shm/split_read.hpp"
 #include "transport/transport.hpp"
 #include "wake/backends.hpp"
 
@@ -33,6 +37,7 @@ struct Layout {
     // then to a power of two.
     std::size_t ring_capacity() const;
     std::size_t ring_stride() const;    // control line and records
+    std::size_t rings_bytes() const;    // every ordered pair's
     std::size_t segment_bytes() const;
     // ICB slots each rank needs in the node region.
     std::size_t icb_slots() const { return static_cast<std::size_t>(local_size) * cells; }
@@ -67,7 +72,12 @@ public:
     Result rdma_readv(int peer, std::span<const Segment> local, std::uint64_t remote) override;
     std::size_t messages_in_flight(int peer) const override;
     bool last_message_untaken(int peer) const override;
+    // Helps peers' split reads of this rank's memory, then takes arrivals.
     int progress(Events& events) override;
+    // Takes arrivals only: a copy for a peer would run on the core the
+    // interrupted application computes on.
+    int progress_in_signal_handler(Events& events) override { return take_arrivals(events); }
+    std::vector<Counter> counters() const override;
     // Every send rings the receiver's doorbell itself.
     Armed arm() override { return Armed::ok; }
     // SI_PROGRESS=interrupt: every send also rings the receiver's interrupt
@@ -94,6 +104,12 @@ private:
 
     RingView ring(int receiver, int sender) const;
     void check_cross_memory_attach() const;
+    int take_arrivals(Events& events);
+    // A read of `bytes` at least kSplitReadFrom from local rank `owner`,
+    // shared with it when it helps (split_read.hpp): 0 or an errno value.
+    int split_read(int owner, std::byte* local, std::size_t bytes, std::uint64_t remote);
+    // The owner's side: chunks of peers' offers naming this rank.
+    void help_split_reads();
     // The ICB slot of record `number` from local rank `sender`.
     std::atomic<std::uint64_t>& icb_slot(std::atomic<std::uint64_t>* icb, int sender,
                                          std::uint64_t number) const {
@@ -117,6 +133,15 @@ private:
     std::unique_ptr<wake::Backend> doorbell_backend_;
     bool ring_interrupt_threads_ = false;
     std::uint64_t record_limit_ = kNoRecordLimit;  // publish_tuples()
+    std::span<ReadOffer> offers_;  // by reader's local index
+    std::span<OwnerLine> owners_;  // by owner's local index
+    std::uint64_t read_generation_ = 0;
+    // Reads of this rank offered for splitting, those the owner helped with,
+    // and the bytes it copied; bytes this rank copied into peers' reads.
+    std::uint64_t split_reads_ = 0;
+    std::uint64_t split_reads_helped_ = 0;
+    std::uint64_t split_bytes_by_owner_ = 0;
+    std::uint64_t split_bytes_for_peers_ = 0;
 };
 
 }  // namespace si::transport::shm

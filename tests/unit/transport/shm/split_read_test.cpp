@@ -1,0 +1,136 @@
+// Split reads (transport/shm/split_read.hpp): a large RDMA Read on shared
+// memory whose owner, progressing meanwhile, copies part of it. Two ranks of
+// one process (the same pid, so cross-memory attach reads our own memory),
+// each with its own ShmTransport on a real region and segment; the owner's
+// progress runs in a second thread. Run under ThreadSanitizer too.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "node/locality.hpp"
+#include "node/region.hpp"
+#include "transport/shm/shm_transport.hpp"
+
+namespace si::transport::shm {
+namespace {
+
+class NoEvents final : public Events {
+  public:
+    bool message_arrived(const Arrival&) override { return true; }
+    void rdma_completed(std::uint64_t, int) override {}
+    void peer_failed(int) override {}
+};
+
+class TwoRanks {
+  public:
+    TwoRanks() {
+        static std::atomic<int> next{0};
+        const std::string job = "split-read-test-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(next.fetch_add(1));
+        const Layout layout{2, 32, 16384, 128 * 1024};
+        region_ = node::Region::create(job, 2, layout.icb_slots());
+        region_.unlink();
+        SharedSegment created = ShmTransport::create_segment(job, layout);
+        std::vector<SharedSegment> segments;
+        for (int rank = 0; rank < 2; ++rank) {
+            node::RankBlock& block = region_.rank_block(rank);
+            block.pid = ::getpid();
+            block.world_rank = rank;
+            ShmTransport::publish_probe(block);
+            segments.push_back(rank == 0 ? SharedSegment{} : ShmTransport::open_segment(job));
+        }
+        created.unlink();
+        segments[0] = std::move(created);
+        for (int rank = 0; rank < 2; ++rank) {
+            localities_[rank].world_rank = rank;
+            localities_[rank].world_size = 2;
+            localities_[rank].host_of = {0, 0};
+            localities_[rank].local_index_of = {0, 1};
+            localities_[rank].host_ranks = {0, 1};
+            localities_[rank].node_of = {0, 0};
+            transports_[rank] = std::make_unique<ShmTransport>(std::move(segments[rank]), region_,
+                                                               localities_[rank], layout);
+        }
+    }
+
+    ShmTransport& reader() { return *transports_[0]; }
+    ShmTransport& owner() { return *transports_[1]; }
+
+    static std::uint64_t counter(const ShmTransport& transport, const std::string& name) {
+        for (const Counter& c : transport.counters())
+            if (name == c.name) return c.value;
+        return ~std::uint64_t{0};
+    }
+
+  private:
+    node::Region region_;
+    node::Locality localities_[2];
+    std::unique_ptr<ShmTransport> transports_[2];
+};
+
+std::vector<std::byte> pattern(std::size_t bytes, unsigned seed) {
+    std::vector<std::byte> data(bytes);
+    for (std::size_t i = 0; i < bytes; ++i)
+        data[i] = static_cast<std::byte>((i * 131 + seed * 7 + i / 4096) & 0xFF);
+    return data;
+}
+
+// Reads `bytes` of the owner's buffer into a fresh one and checks them.
+void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed) {
+    const std::vector<std::byte> source = pattern(bytes, seed);
+    std::vector<std::byte> target(bytes, std::byte{0});
+    const Result result = ranks.reader().rdma_read(
+        1, target.data(), bytes, RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
+    ASSERT_EQ(result, Result::done);
+    ASSERT_EQ(std::memcmp(target.data(), source.data(), bytes), 0) << bytes << " bytes, seed " << seed;
+}
+
+TEST(SplitRead, AnOwnerOutsideMpiLeavesTheWholeReadToTheReader) {
+    TwoRanks ranks;
+    read_and_check(ranks, std::size_t{1} << 20, 1);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 1u);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads_helped"), 0u);
+    EXPECT_EQ(TwoRanks::counter(ranks.owner(), "shm_split_bytes_for_peers"), 0u);
+}
+
+TEST(SplitRead, SmallReadsAreNotOffered) {
+    TwoRanks ranks;
+    read_and_check(ranks, kSplitReadFrom - 1, 2);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 0u);
+}
+
+// The owner progresses in a thread while the reader reads sizes around the
+// chunk boundaries: every byte arrives, and what the owner says it copied is
+// what the reader says it got from it.
+TEST(SplitRead, AnOwnerInsideMpiCopiesPartAndEveryByteArrives) {
+    TwoRanks ranks;
+    std::atomic<bool> stop{false};
+    std::thread owner([&] {
+        NoEvents events;
+        while (!stop.load(std::memory_order_relaxed)) ranks.owner().progress(events);
+    });
+    const std::size_t sizes[] = {kSplitReadFrom, kSplitReadFrom + 1, std::size_t{1} << 20,
+                                 (std::size_t{1} << 20) + 4097, std::size_t{4} << 20,
+                                 std::size_t{3} * 1024 * 1024 + 12345};
+    unsigned seed = 0;
+    for (int round = 0; round < 8; ++round)
+        for (std::size_t bytes : sizes) read_and_check(ranks, bytes, ++seed);
+    stop.store(true);
+    owner.join();
+    const std::uint64_t offered = TwoRanks::counter(ranks.reader(), "shm_split_reads");
+    EXPECT_EQ(offered, 8 * std::size(sizes));
+    EXPECT_GT(TwoRanks::counter(ranks.reader(), "shm_split_reads_helped"), 0u)
+        << "an owner polling all along never took a chunk";
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_bytes_by_owner"),
+              TwoRanks::counter(ranks.owner(), "shm_split_bytes_for_peers"));
+}
+
+}  // namespace
+}  // namespace si::transport::shm
