@@ -300,6 +300,10 @@ function(si_add_testlist file)
         set(mode_env SI_PROGRESS=ghost SI_GHOSTS=${CMAKE_MATCH_1})
       elseif(mode MATCHES "^(.+)_h([0-9]+)$")
         set(mode_env SI_PROGRESS=${CMAKE_MATCH_1} SI_HELPERS=${CMAKE_MATCH_2})
+      elseif(mode STREQUAL "pef")
+        # The watchdog's handler under every test's traffic: on shared memory
+        # it reads only as in the paper (by default it leaves that to MPI).
+        set(mode_env SI_PROGRESS=pef SI_PEF_SHARED_MEMORY=copy)
       else()
         set(mode_env SI_PROGRESS=${mode})
       endif()

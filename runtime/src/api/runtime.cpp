@@ -231,6 +231,7 @@ void Runtime::bring_up() {
     engine_options.direct_write = settings.direct_write;
     engine_options.stream_noncontiguous = settings.stream_noncontiguous;
     engine_options.background_rounds = settings.background_rounds;
+    engine_options.copy_in_signal_handler = settings.pef_copy_on_shared_memory;
     engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
         engine_options.wait_spin = kAutomaticWaitSpin;

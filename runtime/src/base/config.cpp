@@ -131,6 +131,13 @@ const std::vector<Knob>& table() {
          "comes only after a tick's worth of time (5 ms), which a virtual machine arms "
          "without reprogramming its timer. off: always SI_PEF_PHASE_US, as in the paper.",
          "progress", choice<bool>({{"on", true}, {"off", false}}, &Settings::pef_predict)},
+        {"SI_PEF_SHARED_MEMORY", "wait|copy", "wait",
+         "SI_PROGRESS=pef: wait: receives from ranks of the same host are not watched and a "
+         "handler's pass leaves their RTSs to MPI, since the read would be a copy on the core "
+         "the application computes on, as the wait's is; copy: as in the paper, the handler "
+         "makes that copy.",
+         "progress",
+         choice<bool>({{"wait", false}, {"copy", true}}, &Settings::pef_copy_on_shared_memory)},
         {"SI_HELPERS", "count", "1",
          "SmartInterrupts helper processes per node (sirun --helpers sets it); capped at "
          "the node's rank count.",

@@ -85,6 +85,9 @@ struct Settings {
     int pef_decay = 2;
     int pef_max_turns = 16;
     bool pef_predict = true;
+    // SI_PEF_SHARED_MEMORY=copy: the paper's handler also reads on shared
+    // memory, a copy on the interrupted core; wait (default): leaves it to MPI.
+    bool pef_copy_on_shared_memory = false;
     bool background_rounds = true;
     // SmartInterrupts on shared memory: a sender blocked in MPI writes a
     // posted receive's data itself (p2p/direct.cpp).

@@ -141,6 +141,9 @@ class Engine final : private transport::Events {
         // Background passes (progress_in_background) advance activities too
         // (SI_BACKGROUND_ROUNDS).
         bool background_rounds = true;
+        // A pass in a signal handler reads an RTS whose read is a copy on
+        // the caller's core too (SI_PEF_SHARED_MEMORY=copy).
+        bool copy_in_signal_handler = false;
         // MPI_THREAD_MULTIPLE: other threads may wait in MPI while one
         // blocks, and must hear of what its passes complete. Otherwise a
         // blocked thread skips that (a full fence per completion).
@@ -315,6 +318,13 @@ class Engine final : private transport::Events {
     // such sends. Anything else stays with the transport for the next pass
     // made inside MPI.
     int progress_in_signal_handler();
+    // Whether a rendezvous read from world rank `peer` (kAnySource: from
+    // some rank) would move while the thread that issued it computes on
+    // (a NIC's RDMA Read): on a transport whose reads are copies on the
+    // caller's core (shared memory), a pass in a signal handler leaves the
+    // RTS to MPI, and watching the receive for one would only cost signals.
+    // Always true with Options::copy_in_signal_handler.
+    bool background_reads_pay(int world_peer) const;
     // A posted receive such a pass may complete (called with the lock held):
     // its buffer is registered now with the transport that pins memory
     // (Capabilities::pins_memory) and reaches its source, which the handler

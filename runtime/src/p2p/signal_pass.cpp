@@ -6,6 +6,7 @@
 // rest, which the transport keeps for the next pass inside MPI.
 #include "p2p/engine.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "p2p/wire.hpp"
@@ -20,6 +21,15 @@ int Engine::progress_in_signal_handler() {
             events += transport->progress_in_signal_handler(*this);
     signal_pass_ = false;
     return events;
+}
+
+bool Engine::background_reads_pay(int world_peer) const {
+    const auto moves_alone = [](const transport::Transport* t) {
+        return !t->capabilities().copies_on_caller;
+    };
+    if (options_.copy_in_signal_handler) return true;
+    if (world_peer >= 0) return moves_alone(transport_of_[world_peer]);
+    return std::any_of(transports_.begin(), transports_.end(), moves_alone);
 }
 
 void Engine::prepare_for_signal_pass(Request& request) {
@@ -69,9 +79,12 @@ bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
     if (rts.ready != 0) return false;
     // An RTS is read into the buffer (registered beforehand where reads pin
     // it) and ends with a FIN, which needs room to be set aside if the
-    // sender's slots are full (send_or_queue).
+    // sender's slots are full (send_or_queue). A read that would be a copy
+    // on this core gains nothing on the wait's and takes the core from the
+    // computation: it waits for MPI (background_reads_pay).
     const transport::Transport* transport = transport_of_[peer];
-    return (!transport->capabilities().pins_memory || request->registered_with == transport) &&
+    return (options_.copy_in_signal_handler || !transport->capabilities().copies_on_caller) &&
+           (!transport->capabilities().pins_memory || request->registered_with == transport) &&
            room_to_set_aside();
 }
 

@@ -140,6 +140,13 @@ void PefProgress::receive_posted(p2p::Request& request, bool blocking) {
     // A blocking receive is progressed by its waiting caller; one with a
     // completion hook (a collective's) cannot complete in a signal handler.
     if (blocking || request.hook) return;
+    // On shared memory no turn can help: its read would copy on the core the
+    // application computes on, as the wait does anyway, and every turn only
+    // takes time from the computation (-106 % overlap at 64 KiB with turns).
+    if (!engine_.background_reads_pay(request.peer)) {
+        left_to_wait_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
     Watcher* watcher = watcher_of_this_thread();
     if (watcher == nullptr) {
         unwatched_.fetch_add(1, std::memory_order_relaxed);
@@ -288,6 +295,7 @@ std::vector<Counter> PefProgress::counters() const {
         {"pef_deferred_sequences", deferred_sequences_.load()},
         {"pef_gave_up", gave_up_.load()},
         {"pef_unwatched", unwatched_.load()},
+        {"pef_left_to_wait", left_to_wait_.load()},
     };
 }
 

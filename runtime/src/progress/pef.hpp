@@ -38,11 +38,14 @@
 // system calls that the kernel never restarts (nanosleep, poll, epoll_wait,
 // select, ...) can return EINTR while a receive is watched (README).
 //
-// Both transports serve the handler. On shared memory the RDMA Read is a
-// copy the handler makes; on verbs the handler posts it and the NIC moves the
-// data while the application computes, into the receive buffer registered
-// when the receive was posted (a handler cannot pin memory); the read's
-// completion and the FIN wait for the next MPI call.
+// Only a transport whose reads move while the application computes serves
+// the handler: on verbs the handler posts the RDMA Read and the NIC moves the
+// data, into the receive buffer registered when the receive was posted (a
+// handler cannot pin memory); the read's completion and the FIN wait for the
+// next MPI call. On shared memory the read is a copy on the very core the
+// handler interrupted, which the wait makes as well: receives from ranks of
+// the host are not watched (pef_left_to_wait), and a handler's pass leaves
+// their RTSs to MPI (p2p::Engine::background_reads_pay).
 #pragma once
 
 #include <signal.h>
@@ -172,6 +175,8 @@ class PefProgress final : public p2p::ProgressObserver {
     std::atomic<std::uint64_t> gave_up_{0};
     // Receives not watched: a thread's list was full, or it had no timer.
     std::atomic<std::uint64_t> unwatched_{0};
+    // Receives whose reads would copy on this core (background_reads_pay).
+    std::atomic<std::uint64_t> left_to_wait_{0};
 };
 
 }  // namespace si::progress

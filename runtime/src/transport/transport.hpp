@@ -58,6 +58,11 @@ struct Capabilities {
     // rdma_readv works: into pieces of local memory, finished before it
     // returns (done or failed), no registration needed.
     bool vectored = false;
+    // rdma_read and rdma_write are copies the calling thread makes before
+    // they return (cross-memory attach): nothing moves while it computes,
+    // so a read issued from a thread that interrupted a computation only
+    // takes that computation's core.
+    bool copies_on_caller = false;
 };
 
 // What the owner of a memory range hands to peers so they can read or write it.

@@ -20,6 +20,8 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 export SI_PROGRESS=smart
+# pef's timer signals run on shared memory only as in the paper.
+export SI_PEF_SHARED_MEMORY=copy
 modes=${LIFECYCLE_MODES:-smart interrupt pef ghost}
 
 if [ -z "${LIFECYCLE_MODES:-}" ]; then

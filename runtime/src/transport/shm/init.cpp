@@ -85,7 +85,8 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
                                  .shared_clock = true,
                                  .direct_write = true,
                                  .signal_safe = true,
-                                 .vectored = true};
+                                 .vectored = true,
+                                 .copies_on_caller = true};
     auto* offers = reinterpret_cast<ReadOffer*>(base_ + kSegmentHeaderBytes + layout.rings_bytes());
     offers_ = std::span(offers, static_cast<std::size_t>(layout.local_size));
     owners_ = std::span(reinterpret_cast<OwnerLine*>(offers + layout.local_size),
