@@ -119,9 +119,47 @@ class RequestPool {
     RequestPool& operator=(const RequestPool&) = delete;
     ~RequestPool();
 
-    // Ends the process, saying why, when kMaxRequests are in use.
-    Request* acquire(Request::Kind kind);
-    void release(Request* request);
+    // Ends the process, saying why, when kMaxRequests are in use. Inline:
+    // every message's request comes from here.
+    Request* acquire(Request::Kind kind) {
+        if (free_.empty()) [[unlikely]]
+            grow();
+        const std::uint32_t index = free_.back();
+        free_.pop_back();
+        Request* r = &chunks_[index / kChunk].load(std::memory_order_relaxed)[index % kChunk];
+        r->kind = kind;
+        r->phase = Request::Phase::idle;
+        r->complete.store(false, std::memory_order_relaxed);
+        r->in_use = true;
+        r->detached = false;
+        r->synchronous = false;
+        r->cancel_asked = false;
+        r->match = {};
+        r->tuple = {};
+        r->peer = -1;
+        r->buffer = nullptr;
+        r->segments = {};
+        r->ready = nullptr;
+        r->bytes = 0;
+        r->result = {};
+        r->remote_request = 0;
+        r->registration = {};
+        r->registered_with = nullptr;
+        r->owner = 0;
+        r->wake_for_eager = false;
+        r->links = {};
+        ++r->generation;
+        ++in_use_;
+        return r;
+    }
+    void release(Request* request) {
+        request->hook.reset();
+        request->phase = Request::Phase::idle;
+        request->in_use = false;
+        ++request->generation;
+        free_.push_back(request->index);
+        --in_use_;
+    }
     // nullptr if index is out of range or not in use.
     Request* find(std::uint32_t index) const {
         if (index >= kMaxRequests) return nullptr;
@@ -142,6 +180,9 @@ class RequestPool {
     }
 
   private:
+    // A chunk more of free requests.
+    void grow();
+
     static constexpr std::uint32_t kChunk = 1024;
     static constexpr std::uint32_t kMaxChunks = (kMaxRequests + kChunk - 1) / kChunk;
     std::array<std::atomic<Request*>, kMaxChunks> chunks_{};
