@@ -356,7 +356,13 @@ class Engine final : private transport::Events {
     std::size_t active_requests();
 
   private:
-    struct Outgoing;
+    // A message waiting for a free slot at its peer.
+    struct Outgoing {
+        int peer;
+        std::uint64_t tuple;
+        Request* request;  // eager or RTS: the send; nullptr for control messages
+        ControlHeader control;
+    };
 
     // transport::Events
     bool message_arrived(const transport::Arrival& arrival) override;
