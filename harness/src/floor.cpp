@@ -1,5 +1,7 @@
 #include "floor.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "units.hpp"
@@ -13,14 +15,15 @@ constexpr const char* kFloorBenchmark = "floor";
 }  // namespace
 
 std::optional<CacheLineFloor> find_cache_line_floor(const std::vector<Row>& rows) {
-    std::vector<double> latencies_ns, rates;
+    std::optional<double> latency_ns, rate;
     for (const Row& row : rows) {
         if (row.benchmark != kFloorBenchmark) continue;
-        if (row.metric == "latency_median" && row.unit == "ns") latencies_ns.push_back(row.value);
-        if (row.metric == "message_rate_median") rates.push_back(row.value);
+        if (row.metric == "latency_min" && row.unit == "ns")
+            latency_ns = std::min(row.value, latency_ns.value_or(row.value));
+        if (row.metric == "message_rate_max") rate = std::max(row.value, rate.value_or(row.value));
     }
-    if (latencies_ns.empty() || rates.empty()) return std::nullopt;
-    return CacheLineFloor{median_of(latencies_ns) / 1000, median_of(rates)};
+    if (!latency_ns || !rate) return std::nullopt;
+    return CacheLineFloor{*latency_ns / 1000, *rate};
 }
 
 std::string format_rate(double per_second) {

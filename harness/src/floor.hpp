@@ -21,8 +21,11 @@ struct CacheLineFloor {
     double message_rate = 0;  // messages per second, one way
 };
 
-// The floor of a sweep: the rows of benchmark `floor` (latency_median in ns,
-// message_rate_median in msg/s), the median over its runs; nullopt without both.
+// The floor of a sweep: the best the rows of benchmark `floor` saw, the least
+// latency_min (ns) and the greatest message_rate_max (msg/s) of its runs. A limit is
+// what the machine can do, and other work on the host only ever slows a sample (by
+// a factor of 4 here at a load average of 8), so the best sample of every round is the
+// estimate, not their median. nullopt without both.
 std::optional<CacheLineFloor> find_cache_line_floor(const std::vector<Row>& rows);
 
 // "cache-line floor: 0.045 us one way, 110 M msg/s one way (two processes, one

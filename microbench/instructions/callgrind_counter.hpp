@@ -1,7 +1,7 @@
 // Counting the instructions of chosen stretches of code with callgrind (valgrind's
 // instruction-level profiler), from inside the program:
 //
-//   launch_counted_rank(argc, argv, settings);   // before MPI_Init: the counted rank
+//   launch_counted_rank(argv, settings);         // before MPI_Init: the counted rank
 //                                                // re-executes itself under callgrind
 //   CallgrindCounter counter;                    // after MPI_Init
 //   counter.start();                             // zero
@@ -13,7 +13,7 @@
 // Callgrind runs with collection off (--collect-atstart=no); start() zeroes its
 // counts, resume() and pause() turn collection on and off for this thread only (other
 // threads of the process, such as a library's progress or event thread, are never
-// counted), finish() dumps the counts
+// counted: checked with a second thread spinning meanwhile), finish() dumps the counts
 // (CALLGRIND_DUMP_STATS) and reads the dump's instruction total. What the client
 // requests themselves execute inside a counted stretch is measured once, on an empty
 // stretch, and taken off. Outside callgrind (a peer rank, or --no-valgrind) every
@@ -37,7 +37,8 @@ struct CallgrindSettings {
 };
 
 // Reads the options above from the command line (and leaves it as it is), since
-// they are needed before MPI_Init; Session registers the same options for --help.
+// they are needed before MPI_Init; op_instructions registers the same options with its
+// Session, for --help and so that they parse.
 CallgrindSettings read_callgrind_settings(int argc, char** argv);
 
 // Before MPI_Init. On the counted rank (its rank read from the launcher's

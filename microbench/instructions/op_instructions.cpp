@@ -7,8 +7,9 @@
 // Per operation and size: --warmup uncounted repetitions (first calls, lazy
 // allocations, a library's switch to another path after its first messages), then
 // --iterations counted ones, each dumped and read on its own. The report's median is
-// the count of a repetition in which rank 0 found what it needed at once; the mean
-// and max show the repetitions that polled. The median repetition's dump is kept in
+// the count of the repetitions in which rank 0 found what it needed at once (a
+// library's state may make them differ by a few instructions in a cycle that repeats
+// from run to run); the mean and max show the repetitions that polled. The median repetition's dump is kept in
 // the dump directory as <operation>-<size>.callgrind for callgrind_annotate.
 #include <unistd.h>
 
@@ -41,9 +42,9 @@ const std::vector<std::size_t> kDefaultSizes = {8, 1024, 4096};
 // that has polled for a millisecond is often preempted, and answers milliseconds late.
 // With more ranks than CPUs a peer may wait a whole time slice before it runs.
 constexpr int kSettleUs = 200;
+constexpr int kOversubscribedSettleUs = 10000;
 // A median above this many times the least count is mostly polling (see measure()).
 constexpr double kPolledAbove = 1.5;
-constexpr int kOversubscribedSettleUs = 10000;
 
 struct Options {
     std::vector<std::string> operations;

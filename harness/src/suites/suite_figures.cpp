@@ -92,10 +92,12 @@ std::optional<double> faster_peer(const Values& values, std::uint64_t size, bool
     return best;
 }
 
-// Under a latency or rate table, its small sizes over the cache-line floor.
+// Under a latency or rate table, its small sizes over the cache-line floor (a
+// bandwidth table only when its benchmark has no message-rate table: osu_mbw_mr has).
 std::string floor_lines(const std::string& benchmark, const std::string& metric,
                         const Values& values, const std::set<std::uint64_t>& sizes,
-                        const CacheLineFloor& floor) {
+                        const CacheLineFloor& floor, bool has_rate_table) {
+    if (metric == "bandwidth_mean" && has_rate_table) return "";
     // osu_bibw counts the bytes of both directions; the floor's stream is one way.
     const double directions = benchmark == "osu_bibw" ? 2 : 1;
     const bool latency = metric == "latency_mean";
@@ -239,7 +241,11 @@ std::string format_suite_summary(const std::vector<Row>& rows) {
             }
             text += '\n';
         }
-        if (floor) text += floor_lines(benchmark, metric, values, sizes, *floor);
+        if (floor) {
+            const bool has_rate_table =
+                c.values.contains({study, benchmark, ranks, "message_rate_mean"});
+            text += floor_lines(benchmark, metric, values, sizes, *floor, has_rate_table);
+        }
         text += '\n';
     }
     if (ratios_shown)

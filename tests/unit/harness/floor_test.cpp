@@ -32,17 +32,18 @@ Row row_of(const std::string& benchmark, const std::string& config, std::uint64_
 }
 
 std::vector<Row> floor_rows() {
-    // Three rounds: the floor is their median (50 ns, 100 M msg/s).
-    return {row_of("floor", "simpi-none", 64, "latency_median", 40, "ns", 1),
-            row_of("floor", "simpi-none", 64, "latency_median", 50, "ns", 2),
-            row_of("floor", "simpi-none", 64, "latency_median", 190, "ns", 3),
-            row_of("floor", "simpi-none", 64, "latency_min", 10, "ns", 1),
-            row_of("floor", "simpi-none", 64, "message_rate_median", 90e6, "msg/s", 1),
-            row_of("floor", "simpi-none", 64, "message_rate_median", 100e6, "msg/s", 2),
-            row_of("floor", "simpi-none", 64, "message_rate_median", 110e6, "msg/s", 3)};
+    // Three rounds: the floor is the best any of them saw (50 ns, 100 M msg/s).
+    return {row_of("floor", "simpi-none", 64, "latency_min", 60, "ns", 1),
+            row_of("floor", "simpi-none", 64, "latency_min", 50, "ns", 2),
+            row_of("floor", "simpi-none", 64, "latency_min", 150, "ns", 3),
+            row_of("floor", "simpi-none", 64, "latency_median", 40, "ns", 1),  // not a min
+            row_of("floor", "simpi-none", 64, "message_rate_max", 90e6, "msg/s", 1),
+            row_of("floor", "simpi-none", 64, "message_rate_max", 100e6, "msg/s", 2),
+            row_of("floor", "simpi-none", 64, "message_rate_max", 30e6, "msg/s", 3),
+            row_of("floor", "simpi-none", 64, "message_rate_median", 200e6, "msg/s", 2)};
 }
 
-TEST(SibenchFloor, IsTheMedianOfTheFloorRuns) {
+TEST(SibenchFloor, IsTheBestOfTheFloorRuns) {
     const auto floor = find_cache_line_floor(floor_rows());
     ASSERT_TRUE(floor);
     EXPECT_DOUBLE_EQ(floor->latency_us, 0.05);
@@ -54,7 +55,7 @@ TEST(SibenchFloor, IsTheMedianOfTheFloorRuns) {
 
 TEST(SibenchFloor, NeedsBothMeasurements) {
     auto rows = floor_rows();
-    std::erase_if(rows, [](const Row& r) { return r.metric == "message_rate_median"; });
+    std::erase_if(rows, [](const Row& r) { return r.metric == "message_rate_max"; });
     EXPECT_FALSE(find_cache_line_floor(rows));
     EXPECT_FALSE(
         find_cache_line_floor({row_of("pingpong", "mpich", 8, "latency_median", 0.4, "us")}));

@@ -64,9 +64,11 @@ TEST(SibenchSuiteSummary, FloorUnderLatencyAndRateTables) {
     std::vector<Row> rows = {
         osu_row("osu_latency", "simpi-none", 8, "latency_mean", 0.5, "us"),
         osu_row("osu_mbw_mr", "simpi-none", 8, "message_rate_mean", 20e6, "msg/s"),
+        // osu_mbw_mr's bandwidth table leaves the floor to its message-rate table.
+        osu_row("osu_mbw_mr", "simpi-none", 8, "bandwidth_mean", 160, "MB/s"),
         osu_row("osu_bibw", "simpi-none", 8, "bandwidth_mean", 160, "MB/s")};
     for (auto [metric, value, unit] :
-         {std::tuple{"latency_median", 50.0, "ns"}, {"message_rate_median", 100e6, "msg/s"}}) {
+         {std::tuple{"latency_min", 50.0, "ns"}, {"message_rate_max", 100e6, "msg/s"}}) {
         Row r = osu_row("floor", "simpi-none", 64, metric, value, unit);
         r.suite = "p2p";
         r.study = "floor";
@@ -84,6 +86,11 @@ TEST(SibenchSuiteSummary, FloorUnderLatencyAndRateTables) {
               std::string::npos)
         << text;
     EXPECT_NE(text.find("cache-line floor: 0.050 us one way"), std::string::npos) << text;
+    const auto mbw_bandwidth = text.find("osu osu_mbw_mr, 2 ranks: bandwidth");
+    ASSERT_NE(mbw_bandwidth, std::string::npos) << text;
+    EXPECT_EQ(text.find("floor's", mbw_bandwidth),
+              text.find("floor's", text.find("osu osu_mbw_mr, 2 ranks: message rate")))
+        << text;
 }
 
 TEST(SibenchSuiteSummary, OsuSideBySideProfile) {
