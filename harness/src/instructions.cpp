@@ -168,12 +168,11 @@ std::string format_instruction_tables(const std::vector<InstructionTable>& table
     }
     if (!tables.empty())
         text +=
-            "Windows (isend_window, irecv_window, both_windows) are per message (both_windows: "
-            "one\n"
-            "sent and one received); the others per call of rank 0, the root. x/peer: over the\n"
-            "fewer of MPICH's and Open MPI's. !: the median is over 1.5x the least count, so rank "
-            "0\n"
-            "polled for a peer in most repetitions and the count includes that wait.\n";
+            "Windows (isend_window, irecv_window, both_windows) are per message (both_windows:\n"
+            "one sent and one received); the others per call of rank 0, the root. x/peer: over\n"
+            "the fewer of MPICH's and Open MPI's. ~: rank 0 polled for a peer in most\n"
+            "repetitions (the median is over 1.5x the least count); the cell shows the least\n"
+            "count, the cheapest repetition, which may still hold some polling.\n";
     return text;
 }
 
