@@ -9,8 +9,8 @@
 // --iterations counted ones, each dumped and read on its own. The report's median is
 // the count of the repetitions in which rank 0 found what it needed at once (a
 // library's state may make them differ by a few instructions in a cycle that repeats
-// from run to run); the mean and max show the repetitions that polled. The median repetition's dump is kept in
-// the dump directory as <operation>-<size>.callgrind for callgrind_annotate.
+// from run to run); the mean and max show the repetitions that polled. The median repetition's dump
+// is kept in the dump directory as <operation>-<size>.callgrind for callgrind_annotate.
 #include <unistd.h>
 
 #include <algorithm>
