@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages the build, the tests and the benchmarks need,
-# if any is missing. Called by `make test` and `make bench`; safe to rerun.
+# if any is missing. Called by `make test` and `make bench`; safe to rerun. valgrind:
+# callgrind counts the instructions per operation (microbench/instructions).
 set -eu
 
 packages="build-essential cmake ninja-build pkg-config git gfortran python3
@@ -9,7 +10,7 @@ libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
 mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps
 libfccp-dev libcpptoml-dev nlohmann-json3-dev clang libclang-rt-14-dev cppcheck clang-tidy
 qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio
-slurmd slurmctld slurm-client munge"
+slurmd slurmctld slurm-client munge valgrind"
 
 # The guest-VM tier (tests/vm/) builds the kernel module against the headers of
 # the kernel it boots, which is only known once linux-image-amd64 is installed.

@@ -74,6 +74,12 @@ std::vector<Row> relative_to_baselines(const std::vector<Row>& rows,
     }
     std::vector<Row> out;
     for (const Row& row : rows) {
+        // A count of instructions does not move with the machine's load, which the
+        // ratios are there to cancel: it is gated as it is (and its baselines' too).
+        if (is_absolute_metric(row)) {
+            out.push_back(row);
+            continue;
+        }
         const std::string config = config_of(row);
         const auto own = std::find(baselines.begin(), baselines.end(), config);
         for (auto it = own == baselines.end() ? baselines.begin() : own + 1; it != baselines.end();
@@ -100,8 +106,13 @@ std::vector<Row> relative_to_baselines(const std::vector<Row>& rows,
     return out;
 }
 
+bool is_absolute_metric(const Row& row) {
+    return family_of(row.measurement()) == "instructions";
+}
+
 Direction direction_of(const Row& row) {
     const std::string family = family_of(row.measurement());
+    if (family == "instructions") return Direction::lower_is_better;
     if (family == "latency" || family == "time" || family == "arrival" || family == "vmrss" ||
         family == "footprint")
         return Direction::lower_is_better;

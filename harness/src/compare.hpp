@@ -14,8 +14,13 @@ namespace si::harness {
 
 enum class Direction { lower_is_better, higher_is_better, unchecked };
 
-// From the measurement name, then from the unit.
+// From the measurement name, then from the unit. Instruction counts
+// (microbench/instructions), latencies and times are lower-is-better.
 Direction direction_of(const Row& row);
+
+// Counts that no load moves (instructions_*): relative_to_baselines keeps them as
+// they are, so that a gate compares them exactly.
+bool is_absolute_metric(const Row& row);
 
 struct Tolerance {
     double amount = 0;
@@ -78,7 +83,8 @@ struct CompareReport {
 // ratios far less than the figures. A configuration is measured against the first
 // of `baselines` that comes after it in the list (the first one for any other
 // configuration) and has the row; the benchmark becomes "<benchmark>/<baseline>".
-// Rows with no baseline (the last baseline's own) are left out.
+// Rows with no baseline (the last baseline's own) are left out. Absolute metrics
+// (is_absolute_metric) pass through unchanged, whatever their configuration.
 std::vector<Row> relative_to_baselines(const std::vector<Row>& rows,
                                        const std::vector<std::string>& baselines);
 

@@ -14,14 +14,16 @@
 
 #include "apps.hpp"
 #include "collectives.hpp"
-#include "rma.hpp"
 #include "counters.hpp"
 #include "derive.hpp"
+#include "floor.hpp"
 #include "gbench.hpp"
+#include "instructions.hpp"
 #include "launch.hpp"
 #include "machine.hpp"
 #include "plot.hpp"
 #include "process.hpp"
+#include "rma.hpp"
 #include "sbatch.hpp"
 #include "suites/suite_figures.hpp"
 #include "suites/suite_runs.hpp"
@@ -162,8 +164,10 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
     std::vector<Row> micro;
     std::copy_if(rows.begin(), rows.end(), std::back_inserter(micro), [](const Row& row) {
         return !is_application_suite(row.suite) && !is_third_party_suite(row.suite) &&
-               row.suite != kGbenchSuite;
+               row.suite != kGbenchSuite && row.suite != kInstructionsSuite;
     });
+    // Beside every small-message latency and rate this sweep measured.
+    const auto floor = find_cache_line_floor(rows);
     const auto apps = app_results(rows);
     std::vector<std::string> notes;
     std::vector<Figure> figures;
@@ -176,7 +180,7 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
             index.has_study(plots.memory))
             summary = format_summary(summarize(index, plots));
         if (const auto tables = pingpong_tables(index, plots); !tables.empty())
-            summary += (summary.empty() ? "" : "\n") + format_pingpong_tables(tables);
+            summary += (summary.empty() ? "" : "\n") + format_pingpong_tables(tables, floor);
         if (const std::string blocked = format_blocked_tables(index); !blocked.empty())
             summary += (summary.empty() ? "" : "\n") + blocked;
         for (auto& figure : collective_figures(index, notes)) figures.push_back(std::move(figure));
@@ -199,6 +203,15 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
     }
     if (const std::string costs = format_gbench_summary(rows); !costs.empty())
         summary += (summary.empty() ? "" : "\n") + costs;
+    if (const std::string counts = format_instruction_tables(instruction_tables(rows));
+        !counts.empty())
+        summary += (summary.empty() ? "" : "\n") + counts;
+    if (floor) {
+        mark_floor(figures, *floor);
+        // A sweep with no table to put it under still says what it measured.
+        if (summary.find("cache-line floor:") == std::string::npos)
+            summary += (summary.empty() ? "" : "\n") + format_floor(*floor) + '\n';
+    }
     if (const std::string wakeups = format_wakeup_table(read_counters((dir / "counters.csv").string()));
         !wakeups.empty())
         summary += (summary.empty() ? "" : "\n") + wakeups;

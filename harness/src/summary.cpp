@@ -262,7 +262,45 @@ std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotS
     return tables;
 }
 
-std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
+namespace {
+
+// The sizes a floor speaks for: a message that fits a few cache lines.
+constexpr std::uint64_t kFloorSizes = 1 << 10;
+
+// Each small size's medians over the floor, one line per size.
+std::string floor_lines(const PingpongTable& table, const CacheLineFloor& floor) {
+    const std::string& name = table.measurement.name;
+    std::string text;
+    for (std::size_t r = 0; r < table.sizes.size(); ++r) {
+        const std::uint64_t size = table.sizes[r];
+        if (size > kFloorSizes || (size == 0 && name != "latency")) continue;
+        std::vector<std::pair<std::string, double>> ratios;
+        for (std::size_t c = 0; c < table.configs.size(); ++c) {
+            const auto& cell = table.cells[r][c];
+            if (!cell || !(cell->median > 0)) continue;
+            // MB/s of messages of `size` bytes: 1e6 / size messages per second per MB/s,
+            // half of them each way in the bidirectional test.
+            const double directions = name == "bibandwidth" ? 2 : 1;
+            const double value = name == "latency"
+                                     ? cell->median / floor.latency_us
+                                     : cell->median * 1e6 / static_cast<double>(size) / directions /
+                                           floor.message_rate;
+            ratios.emplace_back(table.configs[c], value);
+        }
+        text += floor_ratios_line(
+            name == "latency"
+                ? fmt::format("{} latency / the floor's", size_label(size))
+                : fmt::format("{} messages per second{} / the floor's", size_label(size),
+                              name == "bibandwidth" ? " each way" : ""),
+            ratios);
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string format_pingpong_tables(const std::vector<PingpongTable>& tables,
+                                   const std::optional<CacheLineFloor>& floor) {
     std::string text;
     for (const auto& table : tables) {
         const auto& m = table.measurement;
@@ -288,8 +326,10 @@ std::string format_pingpong_tables(const std::vector<PingpongTable>& tables) {
         std::vector<std::string> labels;
         for (auto size : table.sizes) labels.push_back(size_label(size));
         text += aligned_table("size", headers, labels, rows);
+        if (floor) text += floor_lines(table, *floor);
         text += '\n';
     }
+    if (!tables.empty() && floor) text += format_floor(*floor) + '\n';
     if (!tables.empty() && !tables.front().ratio_configs.empty())
         text +=
             "x/mpich: simpi-x's median over mpich's at the same size (latency: below 1 is faster\n"

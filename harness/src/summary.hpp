@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "derive.hpp"
+#include "floor.hpp"
 #include "profile.hpp"
 
 namespace si::harness {
@@ -60,7 +61,11 @@ struct PingpongTable {
 
 // The tables of the measurements each ping-pong study has; empty when none ran.
 std::vector<PingpongTable> pingpong_tables(const ResultIndex& index, const PlotSpec& plots);
-std::string format_pingpong_tables(const std::vector<PingpongTable>& tables);
+// With a floor, each table is followed by its small sizes' (up to 1 KiB) medians over
+// the cache-line floor: latency / the floor's, messages per second (each way) / the
+// floor's rate.
+std::string format_pingpong_tables(const std::vector<PingpongTable>& tables,
+                                   const std::optional<CacheLineFloor>& floor = std::nullopt);
 
 // The tables of a study of microbench/p2p/blocked (found by its metrics): per
 // blocking call and configuration, the blocked thread's CPU share and the wake

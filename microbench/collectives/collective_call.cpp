@@ -179,37 +179,12 @@ void CollectiveCall::start(MPI_Request* request) {
     }
 }
 
-void CollectiveCall::run_blocking() {
-    const int n = count();
-    const MPI_Datatype t = type();
-    switch (collective_) {
-        case Collective::ibarrier:
-            MPI_Barrier(comm_);
-            break;
-        case Collective::ibcast: {
-            auto buffer = rank_ == kRoot ? send_block(0) : recv_block(0);
-            MPI_Bcast(buffer.data(), n, t, kRoot, comm_);
-            break;
-        }
-        case Collective::igather:
-            MPI_Gather(send_block(0).data(), n, t, recv_block(0).data(), n, t, kRoot, comm_);
-            break;
-        case Collective::iscatter:
-            MPI_Scatter(send_block(0).data(), n, t, recv_block(0).data(), n, t, kRoot, comm_);
-            break;
-        case Collective::iallgather:
-            MPI_Allgather(send_block(0).data(), n, t, recv_block(0).data(), n, t, comm_);
-            break;
-        case Collective::ialltoall:
-            MPI_Alltoall(send_block(0).data(), n, t, recv_block(0).data(), n, t, comm_);
-            break;
-        case Collective::ireduce:
-            MPI_Reduce(send_block(0).data(), recv_block(0).data(), n, t, MPI_SUM, kRoot, comm_);
-            break;
-        case Collective::iallreduce:
-            MPI_Allreduce(send_block(0).data(), recv_block(0).data(), n, t, MPI_SUM, comm_);
-            break;
-    }
+BlockingCall CollectiveCall::blocking_call() {
+    BlockingCall call{collective_, send_block(0).data(), recv_block(0).data(), count(), type(),
+                      comm_};
+    // The broadcast's one buffer: the root's input block, another rank's output block.
+    if (collective_ == Collective::ibcast && rank_ != kRoot) call.send = call.recv;
+    return call;
 }
 
 bool CollectiveCall::reduction_holds() const {

@@ -43,6 +43,47 @@ bool moves_data(Collective collective);
 // Reductions add MPI_INTs: their sizes must be positive multiples of 4.
 bool is_reduction(Collective collective);
 
+// The blocking form of one collective with its arguments worked out, so that calling
+// it runs the MPI call and a jump (op_instructions counts exactly that). Root 0; for
+// the broadcast `send` is the buffer of this rank (the root's input, another's output).
+struct BlockingCall {
+    Collective collective = Collective::ibarrier;
+    void* send = nullptr;
+    void* recv = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_BYTE;
+    MPI_Comm comm = MPI_COMM_NULL;
+
+    void operator()() const {
+        switch (collective) {
+            case Collective::ibarrier:
+                MPI_Barrier(comm);
+                break;
+            case Collective::ibcast:
+                MPI_Bcast(send, count, type, 0, comm);
+                break;
+            case Collective::igather:
+                MPI_Gather(send, count, type, recv, count, type, 0, comm);
+                break;
+            case Collective::iscatter:
+                MPI_Scatter(send, count, type, recv, count, type, 0, comm);
+                break;
+            case Collective::iallgather:
+                MPI_Allgather(send, count, type, recv, count, type, comm);
+                break;
+            case Collective::ialltoall:
+                MPI_Alltoall(send, count, type, recv, count, type, comm);
+                break;
+            case Collective::ireduce:
+                MPI_Reduce(send, recv, count, type, MPI_SUM, 0, comm);
+                break;
+            case Collective::iallreduce:
+                MPI_Allreduce(send, recv, count, type, MPI_SUM, comm);
+                break;
+        }
+    }
+};
+
 class CollectiveCall {
   public:
     // Buffers for blocks of up to `max_block` bytes from and to every rank of `comm`.
@@ -59,7 +100,9 @@ class CollectiveCall {
     // The nonblocking form, to be completed by MPI_Wait on `request`.
     void start(MPI_Request* request);
     // The blocking form.
-    void run_blocking();
+    void run_blocking() { blocking_call()(); }
+    // The same with its arguments worked out, for the size prepare() set.
+    [[nodiscard]] BlockingCall blocking_call();
 
     // Whether this rank's outputs hold what the last completed call had to deliver
     // (true on a rank that receives nothing, such as a non-root of a gather).

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "compare.hpp"
 #include "config.hpp"
+#include "floor.hpp"
 #include "suites/suite.hpp"
 #include "units.hpp"
 
@@ -73,6 +75,58 @@ std::string figure_name(const PlotKey& key, const Collected& c) {
     return name;
 }
 
+// The peers this runtime is measured against: MPICH and Open MPI as users run them.
+constexpr std::string_view kPeers[] = {"mpich", "openmpi"};
+
+// The faster peer's value at one size: the lower of a latency, the higher of a rate.
+std::optional<double> faster_peer(const Values& values, std::uint64_t size, bool lower_better) {
+    std::optional<double> best;
+    for (std::string_view peer : kPeers) {
+        const auto config = values.find(std::string(peer));
+        if (config == values.end()) continue;
+        const auto at = config->second.find(size);
+        if (at == config->second.end()) continue;
+        const double value = median_of(at->second);
+        if (!best || (lower_better ? value < *best : value > *best)) best = value;
+    }
+    return best;
+}
+
+// Under a latency or rate table, its small sizes over the cache-line floor (a
+// bandwidth table only when its benchmark has no message-rate table: osu_mbw_mr has).
+std::string floor_lines(const std::string& benchmark, const std::string& metric,
+                        const Values& values, const std::set<std::uint64_t>& sizes,
+                        const CacheLineFloor& floor, bool has_rate_table) {
+    if (metric == "bandwidth_mean" && has_rate_table) return "";
+    // osu_bibw counts the bytes of both directions; the floor's stream is one way.
+    const double directions = benchmark == "osu_bibw" ? 2 : 1;
+    const bool latency = metric == "latency_mean";
+    const bool rate = metric == "message_rate_mean" || metric == "bandwidth_mean";
+    if (!latency && !rate) return "";
+    std::string text;
+    for (auto size : sizes) {
+        if (size > 1024 || (size == 0 && !latency)) continue;
+        if (size != 0 && size != 8 && size != 1024) continue;
+        std::vector<std::pair<std::string, double>> ratios;
+        for (const auto& [config, by_size] : values) {
+            const auto at = by_size.find(size);
+            if (at == by_size.end()) continue;
+            const double value = median_of(at->second);
+            const double per_second = metric == "bandwidth_mean"
+                                          ? value * 1e6 / static_cast<double>(size) / directions
+                                          : value;
+            ratios.emplace_back(
+                config, latency ? value / floor.latency_us : per_second / floor.message_rate);
+        }
+        text += floor_ratios_line(fmt::format("{} {} / the cache-line floor's", size_label(size),
+                                              latency          ? "latency"
+                                              : directions > 1 ? "messages per second each way"
+                                                               : "messages per second"),
+                                  ratios);
+    }
+    return text;
+}
+
 }  // namespace
 
 const std::vector<std::string>& suite_plotted_metrics() {
@@ -135,21 +189,39 @@ std::vector<Figure> suite_figures(const std::vector<Row>& rows) {
 
 std::string format_suite_summary(const std::vector<Row>& rows) {
     const Collected c = collect(rows);
+    const auto floor = find_cache_line_floor(rows);
     std::string text;
+    bool ratios_shown = false;
     for (const auto& [key, values] : c.values) {
         const auto& [study, benchmark, ranks, metric] = key;
         std::set<std::uint64_t> sizes;
         for (const auto& [config, by_size] : values)
             for (const auto& [size, samples] : by_size) sizes.insert(size);
-        const std::set<std::uint64_t> picks = {*sizes.begin(), 1 << 10, 64 << 10, 1 << 20,
-                                               *sizes.rbegin()};
+        const std::set<std::uint64_t> picks = {*sizes.begin(), 8,       1 << 10,
+                                               64 << 10,       1 << 20, *sizes.rbegin()};
         const std::string& unit = c.units.at(key);
+        Row probe;
+        probe.metric = metric;
+        probe.unit = unit;
+        const bool lower_better = direction_of(probe) != Direction::higher_is_better;
+        // This runtime's configurations over the faster of MPICH and Open MPI, when
+        // either ran.
+        std::vector<std::string> ours;
+        bool peers = false;
+        for (const auto& [config, by_size] : values) {
+            if (config.starts_with("simpi-")) ours.push_back(config);
+            for (std::string_view peer : kPeers) peers = peers || config == peer;
+        }
+        if (!peers) ours.clear();
+        ratios_shown = ratios_shown || !ours.empty();
         text += fmt::format("{} {}, {} ranks: {}{}, mean\n", study, benchmark, ranks,
                             measurement_words(metric), unit.empty() ? "" : " (" + unit + ")");
         std::size_t width = 8;
         for (const auto& [config, by_size] : values) width = std::max(width, config.size());
         text += fmt::format("{:>9}", "size");
         for (const auto& [config, by_size] : values) text += fmt::format(" {:>{}}", config, width);
+        for (const auto& config : ours)
+            text += fmt::format(" {:>{}}", config.substr(config.find('-') + 1) + "/peer", width);
         text += '\n';
         for (auto size : sizes) {
             if (!picks.contains(size)) continue;
@@ -160,10 +232,28 @@ std::string format_suite_summary(const std::vector<Row>& rows) {
                             ? fmt::format(" {:>{}}", "-", width)
                             : fmt::format(" {:>{}.2f}", median_of(at->second), width);
             }
+            const auto peer = faster_peer(values, size, lower_better);
+            for (const auto& config : ours) {
+                const auto at = values.at(config).find(size);
+                text += at == values.at(config).end() || !peer || *peer == 0
+                            ? fmt::format(" {:>{}}", "-", width)
+                            : fmt::format(" {:>{}.2f}", median_of(at->second) / *peer, width);
+            }
             text += '\n';
+        }
+        if (floor) {
+            const bool has_rate_table =
+                c.values.contains({study, benchmark, ranks, "message_rate_mean"});
+            text += floor_lines(benchmark, metric, values, sizes, *floor, has_rate_table);
         }
         text += '\n';
     }
+    if (ratios_shown)
+        text +=
+            "x/peer: simpi-x's value over the faster of MPICH's and Open MPI's at that size "
+            "(times:\n"
+            "at most 1 is as fast as the faster peer; bandwidths and rates: at least 1).\n";
+    if (floor && !c.values.empty()) text += format_floor(*floor) + '\n';
     int checked = 0, defective = 0;
     for (const auto& row : rows) {
         if (row.metric != "defects") continue;
