@@ -75,16 +75,8 @@ Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, std::u
 
 int ShmTransport::split_read(int owner, std::byte* local, std::size_t bytes, std::uint64_t remote) {
     ReadOffer& offer = offers_[static_cast<std::size_t>(me_)];
-    const std::uint64_t chunk = chunk_bytes_for(bytes);
-    const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
-    offer.reader_address.store(reinterpret_cast<std::uint64_t>(local), std::memory_order_relaxed);
-    offer.owner_address.store(remote, std::memory_order_relaxed);
-    offer.bytes.store(bytes, std::memory_order_relaxed);
-    offer.chunk_bytes.store(chunk, std::memory_order_relaxed);
-    offer.owner.store(owner, std::memory_order_relaxed);
-    offer.done.store(0, std::memory_order_relaxed);
-    offer.failed.store(0, std::memory_order_relaxed);
-    offer.claim.store(++read_generation_ << 32, std::memory_order_release);
+    publish_offer(offer, ++read_generation_, reinterpret_cast<std::uint64_t>(local), remote, bytes,
+                  owner);
     // Counted, then rung: an owner about to sleep sees the count or wakes
     // (wake/wake_word.hpp).
     OwnerLine& line = owners_[static_cast<std::size_t>(owner)];
@@ -93,23 +85,13 @@ int ShmTransport::split_read(int owner, std::byte* local, std::size_t bytes, std
     ++split_reads_;
 
     const pid_t pid = pid_of_[static_cast<std::size_t>(owner)];
-    std::uint64_t mine = 0;
-    std::uint64_t my_bytes = 0;
-    int err = 0;
-    for (;;) {
-        const std::uint64_t k = chunk_of(offer.claim.fetch_add(1, std::memory_order_acq_rel));
-        if (k >= chunks) break;
-        const std::uint64_t at = k * chunk;
-        const std::uint64_t n = std::min<std::uint64_t>(chunk, bytes - at);
-        ++mine;
-        my_bytes += n;
-        if (err == 0) err = cross_memory::read(pid, local + at, n, remote + at);
-    }
-    // Every chunk is claimed now: wait for the owner's, which it copies
-    // inside MPI (it may have lost its core to an oversubscribed host, so
-    // yield now and then; and it may have died, which the job's end follows).
-    const std::uint64_t theirs = chunks - mine;
-    for (std::uint64_t spins = 1; offer.done.load(std::memory_order_acquire) != theirs; ++spins) {
+    const ReaderShare mine = take_chunks(offer, [&](std::uint64_t at, std::uint64_t n) {
+        return cross_memory::read(pid, local + at, n, remote + at);
+    });
+    // The owner copies its chunks inside MPI; it may have lost its core to
+    // an oversubscribed host (so yield now and then), or died (which the
+    // job's end follows).
+    for (std::uint64_t spins = 1; !owner_finished(offer, mine); ++spins) {
         cpu_relax();
         if (spins % 4096 == 0) ::sched_yield();
         if (spins % (1u << 22) == 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
@@ -118,43 +100,25 @@ int ShmTransport::split_read(int owner, std::byte* local, std::size_t bytes, std
         }
     }
     line.pending.fetch_sub(1);
-    if (theirs != 0) {
+    if (mine.bytes != bytes) {
         ++split_reads_helped_;
-        split_bytes_by_owner_ += bytes - my_bytes;
+        split_bytes_by_owner_ += bytes - mine.bytes;
     }
     // A chunk the owner could not write is read again, with the rest.
-    if (err == 0 && offer.failed.load(std::memory_order_relaxed) != 0)
-        err = cross_memory::read(pid, local, bytes, remote);
-    return err;
+    if (mine.error == 0 && offer.failed.load(std::memory_order_relaxed) != 0)
+        return cross_memory::read(pid, local, bytes, remote);
+    return mine.error;
 }
 
 void ShmTransport::help_split_reads() {
     for (int reader = 0; reader < layout_.local_size; ++reader) {
         if (reader == me_) continue;
-        ReadOffer& offer = offers_[static_cast<std::size_t>(reader)];
-        std::uint64_t claim = offer.claim.load(std::memory_order_acquire);
-        for (;;) {
-            // Read before the claim: a successful compare-and-swap from
-            // `claim` proves they belong to the offer it claims on.
-            const int owner = offer.owner.load(std::memory_order_relaxed);
-            const std::uint64_t bytes = offer.bytes.load(std::memory_order_relaxed);
-            const std::uint64_t chunk = offer.chunk_bytes.load(std::memory_order_relaxed);
-            const std::uint64_t to = offer.reader_address.load(std::memory_order_relaxed);
-            const std::uint64_t from = offer.owner_address.load(std::memory_order_relaxed);
-            if (owner != me_ || chunk == 0 || chunk_of(claim) * chunk >= bytes) break;
-            if (!offer.claim.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
-                                                   std::memory_order_acquire))
-                continue;
-            const std::uint64_t at = chunk_of(claim) * chunk;
-            const std::uint64_t n = std::min<std::uint64_t>(chunk, bytes - at);
-            const int err = cross_memory::write(pid_of_[static_cast<std::size_t>(reader)],
-                                                reinterpret_cast<const std::byte*>(from + at), n,
-                                                to + at);
-            if (err != 0) offer.failed.store(1, std::memory_order_relaxed);
-            split_bytes_for_peers_ += n;
-            offer.done.fetch_add(1, std::memory_order_release);
-            claim = offer.claim.load(std::memory_order_acquire);
-        }
+        const pid_t pid = pid_of_[static_cast<std::size_t>(reader)];
+        split_bytes_for_peers_ += help_offer(
+            offers_[static_cast<std::size_t>(reader)], me_,
+            [pid](std::uint64_t to, std::uint64_t from, std::uint64_t n) {
+                return cross_memory::write(pid, reinterpret_cast<const std::byte*>(from), n, to);
+            });
     }
 }
 
