@@ -5,8 +5,8 @@
  * as the standard says for any complete send: MPI_Wait, MPI_Test and the
  * array forms complete them and set them to MPI_REQUEST_NULL, in any mix with
  * pending receives and rendezvous sends; MPI_Request_get_status leaves them
- * active; their statuses are not cancelled; MPI_Request_free forgets them; a persistent send started again and again
- * stays usable. The data of every message must arrive, in order.
+ * active; their statuses are not cancelled; MPI_Request_free forgets them; a persistent send
+ * started again and again stays usable. The data of every message must arrive, in order.
  *
  * Ranks pair up (0 <-> 1, 2 <-> 3, ...); an odd last rank sends to itself.
  */
@@ -45,8 +45,10 @@ static int window_of_calls(int round) {
     MPI_Status status;
     int flag = 0, index = -1, count = 0, indices[kWindow];
     MPI_Wait(&send[0], &status);
-    do MPI_Test(&send[1], &flag, &status); while (!flag);
-    do MPI_Request_get_status(send[2], &flag, &status); while (!flag);
+    do MPI_Test(&send[1], &flag, &status);
+    while (!flag);
+    do MPI_Request_get_status(send[2], &flag, &status);
+    while (!flag);
     errs += MT_CHECK(send[2] != MPI_REQUEST_NULL,
                      "MPI_Request_get_status: the request must stay active");
     MPI_Wait(&send[2], MPI_STATUS_IGNORE);
@@ -66,7 +68,8 @@ static int window_of_calls(int round) {
     rest[0] = send[14];
     rest[1] = send[15];
     memcpy(&rest[2], recv, sizeof recv);
-    do MPI_Testall(2 + kWindow, rest, &flag, MPI_STATUSES_IGNORE); while (!flag);
+    do MPI_Testall(2 + kWindow, rest, &flag, MPI_STATUSES_IGNORE);
+    while (!flag);
     send[4] = MPI_REQUEST_NULL; /* freed above */
     send[14] = rest[0];
     send[15] = rest[1];

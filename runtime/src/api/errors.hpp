@@ -19,8 +19,8 @@
 #include "api/runtime.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
-#include "p2p/tuple.hpp"
 #include "mpi.h"
+#include "p2p/tuple.hpp"
 
 namespace si::api {
 
@@ -132,17 +132,17 @@ public:
     }
 
 private:
-    int invalid_communicator(MPI_Comm handle);
-    int negative_count(int value, const char* argument);
-    int null_buffer(int count, const char* argument);
-    int any_message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
-                    const char* buffer_name, const char* count_name, const char* type_name);
-    int invalid_rank(const Communicator& comm, int rank, const char* argument, bool receive);
-    int invalid_tag(int tag, const char* argument, bool receive);
-    int null_argument(const char* argument);
+  int invalid_communicator(MPI_Comm handle);
+  int negative_count(int value, const char* argument);
+  int null_buffer(int count, const char* argument);
+  int any_message(const void* buffer, int count, MPI_Datatype type, const datatype::Type*& out,
+                  const char* buffer_name, const char* count_name, const char* type_name);
+  int invalid_rank(const Communicator& comm, int rank, const char* argument, bool receive);
+  int invalid_tag(int tag, const char* argument, bool receive);
+  int null_argument(const char* argument);
 
-    const char* function_;
-    MPI_Comm error_comm_ = MPI_COMM_WORLD;
+  const char* function_;
+  MPI_Comm error_comm_ = MPI_COMM_WORLD;
 };
 
 }  // namespace si::api

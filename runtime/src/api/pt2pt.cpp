@@ -36,9 +36,11 @@ namespace {
 // The routing of post_send and post_receive, inlined into start_send and
 // start_receive: a call per message is measurable at 8 B.
 // `share_if_sent`: p2p::Engine::isend's.
-[[gnu::always_inline]] inline p2p::Request* route_send(
-    const Communicator& c, const void* data, std::size_t bytes, int dest, int tag,
-    p2p::SendMode mode, std::unique_ptr<p2p::CompletionHook>&& hook, bool share_if_sent = false) {
+[[gnu::always_inline]] inline p2p::Request* route_send(const Communicator& c, const void* data,
+                                                       std::size_t bytes, int dest, int tag,
+                                                       p2p::SendMode mode,
+                                                       std::unique_ptr<p2p::CompletionHook>&& hook,
+                                                       bool share_if_sent = false) {
     Runtime& runtime = *Runtime::get();
     if (runtime.ghost && dest != MPI_PROC_NULL) [[unlikely]]
         return runtime.ghost->isend(data, bytes, dest, tag, c.ref(), c.send_context(), mode,
@@ -87,8 +89,8 @@ struct PlainMessage {
 
 [[gnu::always_inline]] inline bool plain_send(const void* buf, int count, MPI_Datatype datatype,
                                               int dest, int tag, MPI_Comm comm, PlainMessage& out) {
-    return plain_message(buf, count, datatype, comm, out) && dest >= 0 &&
-           dest < out.comm->size() && tag >= 0 && tag <= tag_rules().upper_bound;
+    return plain_message(buf, count, datatype, comm, out) && dest >= 0 && dest < out.comm->size() &&
+           tag >= 0 && tag <= tag_rules().upper_bound;
 }
 
 [[gnu::always_inline]] inline bool plain_receive(void* buf, int count, MPI_Datatype datatype,
@@ -274,7 +276,8 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
         const si::p2p::Completion result =
             m.engine->receive(m.data, m.bytes, source, tag, m.comm->ref(), m.comm->p2p_context());
         fill_status(status, result, true);
-        return result.error == MPI_SUCCESS ? MPI_SUCCESS : report_failed("MPI_Recv", comm, result.error);
+        return result.error == MPI_SUCCESS ? MPI_SUCCESS
+                                           : report_failed("MPI_Recv", comm, result.error);
     }
     si::p2p::Request* request = nullptr;
     if (int rc = start_receive("MPI_Recv", buf, count, datatype, source, tag, comm, true, request))
@@ -285,8 +288,8 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
-    if (PlainMessage m;
-        request != nullptr && plain_receive(buf, count, datatype, source, tag, comm, m)) [[likely]] {
+    if (PlainMessage m; request != nullptr &&
+                        plain_receive(buf, count, datatype, source, tag, comm, m)) [[likely]] {
         si::p2p::Request* started =
             m.engine->irecv(m.data, m.bytes, source, tag, m.comm->ref(), m.comm->p2p_context());
         started->owner = comm;

@@ -207,8 +207,7 @@ const std::vector<Knob>& table() {
          "computes with the matching receive posted writes the data into the receive buffer "
          "itself (its core is the idle one), instead of a helper waking the receiver's "
          "interrupt thread to read it. off: always the thesis' path.",
-         "p2p",
-         choice<bool>({{"on", true}, {"off", false}}, &Settings::direct_write)},
+         "p2p", choice<bool>({{"on", true}, {"off", false}}, &Settings::direct_write)},
         {"SI_NONCONTIG", "streamed|packed", "streamed",
          "Rendezvous messages of non-contiguous datatypes on shared memory. streamed: the "
          "sender sends its RTS first and packs while the receiver reads what is packed, and a "
@@ -253,8 +252,7 @@ const std::vector<Knob>& table() {
          "host's ranks fit on its cores; a bound rank, or more ranks than cores, is left "
          "as it is. none: never bind.",
          "node",
-         choice<Binding>({{"auto", Binding::automatic}, {"none", Binding::none}},
-                         &Settings::bind)},
+         choice<Binding>({{"auto", Binding::automatic}, {"none", Binding::none}}, &Settings::bind)},
         {"SI_SHM_CELLS", "count", "32",
          "SI_PROGRESS=smart: ICB slots per pair of ranks of a host, where a message's tuple "
          "waits for helpers to see it: the most messages one rank has in flight to another "
@@ -314,8 +312,8 @@ const std::vector<Knob>& table() {
          "coll",
          algorithm({{"binomial", Algorithm::binomial}, {"linear", Algorithm::linear}},
                    &CollectiveAlgorithms::reduce)},
-        {"SI_COLL_ALLREDUCE",
-         "auto|reduce_bcast|recursive_doubling|reduce_scatter_allgather", "auto",
+        {"SI_COLL_ALLREDUCE", "auto|reduce_bcast|recursive_doubling|reduce_scatter_allgather",
+         "auto",
          "Allreduce algorithm. auto: recursive_doubling below 64 KiB, else "
          "reduce_scatter_allgather with a commutative operator (pairwise reduce-scatter, "
          "ring allgather) and reduce_bcast with the others (binomial reduce to rank 0, "
@@ -333,8 +331,7 @@ const std::vector<Knob>& table() {
          algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
                    &CollectiveAlgorithms::gather)},
         {"SI_COLL_SCATTER", "auto|linear|binomial", "auto",
-         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.",
-         "coll",
+         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.", "coll",
          algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
                    &CollectiveAlgorithms::scatter)},
         {"SI_COLL_ALLGATHER", "auto|ring|recursive_doubling", "auto",
@@ -342,8 +339,9 @@ const std::vector<Knob>& table() {
          "power of two and the whole result is below 64 KiB, else ring. recursive_doubling "
          "on another number of ranks runs ring.",
          "coll",
-         algorithm({{"ring", Algorithm::ring}, {"recursive_doubling", Algorithm::recursive_doubling}},
-                   &CollectiveAlgorithms::allgather)},
+         algorithm(
+             {{"ring", Algorithm::ring}, {"recursive_doubling", Algorithm::recursive_doubling}},
+             &CollectiveAlgorithms::allgather)},
         {"SI_COLL_ALLTOALL", "auto|pairwise|linear|bruck", "auto",
          "Alltoall(v,w) algorithm. auto: bruck for equal blocks of up to 256 bytes on more "
          "than 2 ranks (ceil(log2 n) rounds of combined blocks), else pairwise (n - 1 "
@@ -359,8 +357,9 @@ const std::vector<Knob>& table() {
          "operator, else reduce_scatter (binomial reduce to rank 0, linear scatter). pairwise "
          "needs a commutative operator; with another it runs reduce_scatter.",
          "coll",
-         algorithm({{"reduce_scatter", Algorithm::reduce_scatter}, {"pairwise", Algorithm::pairwise}},
-                   &CollectiveAlgorithms::reduce_scatter)},
+         algorithm(
+             {{"reduce_scatter", Algorithm::reduce_scatter}, {"pairwise", Algorithm::pairwise}},
+             &CollectiveAlgorithms::reduce_scatter)},
         {"SI_STATS", "1|0|path", "(unset: off)",
          "Counters at MPI_Finalize: 1 prints a summary per rank on stderr, a path writes "
          "CSV (one file per rank, the rank number appended), 0 or off: none.",
@@ -377,10 +376,11 @@ const std::vector<Knob>& table() {
          "per rank and helper at <path>.rank<N> and <path>.helper<N>, written at "
          "MPI_Finalize; sibench draws them. At most 262144 events per process.",
          "base",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             out.trace = std::string(text);
-             return std::nullopt;
-         }},
+         [](std::string_view text, Settings& out) -> std::
+                                                      optional<std::string> {
+                                                          out.trace = std::string(text);
+                                                          return std::nullopt;
+                                                      }},
     };
     return knobs;
 }

@@ -75,8 +75,9 @@ Request* Engine::new_receive(void* buffer, std::size_t capacity, bool from_proc_
 
 // Flattened (every call it makes inlined): posting a receive is a chain of
 // small steps, whose calls cost about as much as the steps.
-[[gnu::flatten]] Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
-                       std::uint16_t context, bool blocking, std::unique_ptr<CompletionHook>&& hook) {
+[[gnu::flatten]] Request* Engine::irecv(void* buffer, std::size_t capacity, int source, int tag,
+                                        const CommRef& comm, std::uint16_t context, bool blocking,
+                                        std::unique_ptr<CompletionHook>&& hook) {
     ProgressGuard guard(lock_);
     return irecv_locked(buffer, capacity, source, tag, comm, context, blocking, std::move(hook));
 }

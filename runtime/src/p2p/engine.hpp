@@ -187,8 +187,8 @@ class Engine final : private transport::Events {
     // MPI_Recv: posts a blocking receive, waits for it and returns its
     // completion, under one hold of the lock; the request never leaves the
     // engine.
-    Completion receive(void* buffer, std::size_t capacity, int source, int tag,
-                       const CommRef& comm, std::uint16_t context);
+    Completion receive(void* buffer, std::size_t capacity, int source, int tag, const CommRef& comm,
+                       std::uint16_t context);
     // Matches an unexpected message without receiving it.
     std::optional<Completion> iprobe(int source, int tag, const CommRef& comm,
                                      std::uint16_t context);

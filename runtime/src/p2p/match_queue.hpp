@@ -37,29 +37,29 @@ struct MatchLinks {
 template <typename T, typename KeyOf>
 class MatchQueue {
 public:
-    // Scans shorter than this build no index (an eight-byte ping-pong costs
-    // 0.05-0.08 us more when every entry is hashed, a message of a window of
-    // 64 about 75 instructions; runtime_costs' match_* show where the scan
-    // starts to cost more than the index).
-    static constexpr std::size_t kIndexFrom = 64;
+  // Scans shorter than this build no index (an eight-byte ping-pong costs
+  // 0.05-0.08 us more when every entry is hashed, a message of a window of
+  // 64 about 75 instructions; runtime_costs' match_* show where the scan
+  // starts to cost more than the index).
+  static constexpr std::size_t kIndexFrom = 64;
 
-    MatchQueue() = default;
-    MatchQueue(const MatchQueue&) = delete;
-    MatchQueue& operator=(const MatchQueue&) = delete;
+  MatchQueue() = default;
+  MatchQueue(const MatchQueue&) = delete;
+  MatchQueue& operator=(const MatchQueue&) = delete;
 
-    bool empty() const { return order_.head == nullptr; }
-    T* front() const { return order_.head; }
-    std::size_t size() const { return size_; }
-    bool indexed() const { return indexed_; }
+  bool empty() const { return order_.head == nullptr; }
+  T* front() const { return order_.head; }
+  std::size_t size() const { return size_; }
+  bool indexed() const { return indexed_; }
 
-    void push_back(T* item) {
-        item->links.sequence = next_sequence_++;
-        link<&MatchLinks<T>::prev, &MatchLinks<T>::next>(order_, item);
-        ++size_;
-        if (indexed_)
-            file(item);
-        else if (size_ >= kIndexFrom && long_scan_)
-            build_index();
+  void push_back(T* item) {
+      item->links.sequence = next_sequence_++;
+      link<&MatchLinks<T>::prev, &MatchLinks<T>::next>(order_, item);
+      ++size_;
+      if (indexed_)
+          file(item);
+      else if (size_ >= kIndexFrom && long_scan_)
+          build_index();
     }
 
     void erase(T* item) {

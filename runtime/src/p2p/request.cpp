@@ -14,9 +14,10 @@ RequestPool::~RequestPool() {
 
 void RequestPool::grow() {
     if (chunk_count_ == kMaxChunks) {
-        log::error("more than {} requests outstanding: a request handle cannot name more; "
-                   "complete some before starting others",
-                   kMaxRequests);
+        log::error(
+            "more than {} requests outstanding: a request handle cannot name more; "
+            "complete some before starting others",
+            kMaxRequests);
         std::abort();
     }
     const std::uint32_t base = chunk_count_ * kChunk;

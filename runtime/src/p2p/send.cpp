@@ -26,8 +26,9 @@ Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
                        std::unique_ptr<CompletionHook>&& hook, bool share_if_sent) {
     ProgressGuard guard(lock_);
     if (share_if_sent && !hook && mode == SendMode::standard && bytes <= options_.eager_limit &&
-        dest != kProcNull && send_eager_at_once(buffer, bytes, comm.world_of[dest],
-                                                Tuple{MessageKind::eager, context, comm.rank, tag}))
+        dest != kProcNull &&
+        send_eager_at_once(buffer, bytes, comm.world_of[dest],
+                           Tuple{MessageKind::eager, context, comm.rank, tag}))
         return &sent_at_once_;
     return isend_locked(buffer, bytes, dest, tag, comm, context, mode, std::move(hook));
 }
@@ -103,9 +104,9 @@ transport::Result Engine::try_send(const Outgoing& item) {
         return transport.send(item.peer, item.tuple, {},
                               {static_cast<const std::byte*>(request->buffer), request->bytes});
     const transport::Registration& registration = request->registration;
-    const RtsHeader rts{request->bytes, reinterpret_cast<std::uint64_t>(registration.address),
-                        registration.key, request->wire_id(), monotonic_ns(),
-                        reinterpret_cast<std::uint64_t>(request->ready)};
+    const RtsHeader rts{request->bytes,   reinterpret_cast<std::uint64_t>(registration.address),
+                        registration.key, request->wire_id(),
+                        monotonic_ns(),   reinterpret_cast<std::uint64_t>(request->ready)};
     return transport.send(item.peer, item.tuple, bytes_of(rts), {});
 }
 

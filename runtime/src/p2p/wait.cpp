@@ -201,8 +201,8 @@ Completion Engine::receive(void* buffer, std::size_t capacity, int source, int t
 
 void Engine::wait_all(std::span<Request* const> requests) {
     const auto first_pending = [requests](std::size_t from) {
-        while (from < requests.size() &&
-               (requests[from] == nullptr || requests[from]->complete.load(std::memory_order_acquire)))
+        while (from < requests.size() && (requests[from] == nullptr ||
+                                          requests[from]->complete.load(std::memory_order_acquire)))
             ++from;
         return from;
     };

@@ -30,7 +30,9 @@ std::size_t Layout::ring_capacity() const {
     return std::bit_ceil(std::max(ring_bytes, min_ring_bytes(max_body)));
 }
 
-std::size_t Layout::ring_stride() const { return sizeof(RingControl) + ring_capacity(); }
+std::size_t Layout::ring_stride() const {
+    return sizeof(RingControl) + ring_capacity();
+}
 
 std::size_t Layout::rings_bytes() const {
     return ring_stride() * static_cast<std::size_t>(local_size) * local_size;
@@ -75,9 +77,10 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
     if (header->magic != kMagic || header->local_size != layout.local_size ||
         header->cells != layout.cells || header->max_body != layout.max_body ||
         header->ring_capacity != layout.ring_capacity())
-        fail("shared-memory segment {} was made with other settings: every rank of a job "
-             "must see the same SI_EAGER_LIMIT, SI_SHM_CELLS and SI_SHM_RING_BYTES",
-             segment_.name());
+        fail(
+            "shared-memory segment {} was made with other settings: every rank of a job "
+            "must see the same SI_EAGER_LIMIT, SI_SHM_CELLS and SI_SHM_RING_BYTES",
+            segment_.name());
     capabilities_ = Capabilities{.name = "shm",
                                  .max_body_bytes = layout.max_body,
                                  .rdma_read = true,

@@ -15,8 +15,9 @@ constexpr int kBurstPerPeer = 16;
 }  // namespace
 
 // Flattened: the ring's steps inline (copy_message, reserve, publish).
-[[gnu::flatten]] Result ShmTransport::send(int peer, std::uint64_t tuple, std::span<const std::byte> header,
-                          std::span<const std::byte> payload) {
+[[gnu::flatten]] Result ShmTransport::send(int peer, std::uint64_t tuple,
+                                           std::span<const std::byte> header,
+                                           std::span<const std::byte> payload) {
     Receiver& receiver = outbound_[locality_.local_index_of[peer]];
     const std::size_t bytes = header.size() + payload.size();
     std::byte* body = receiver.ring.reserve(bytes, record_limit_);
@@ -32,7 +33,8 @@ constexpr int kBurstPerPeer = 16;
     // Publish, then ring: a receiver going to sleep cannot miss it
     // (wake/wake_word.hpp).
     wake::wake_if_sleeping(*doorbell_backend_, *receiver.doorbell);
-    if (ring_interrupt_threads_) wake::wake_if_sleeping(*doorbell_backend_, *receiver.interrupt_word);
+    if (ring_interrupt_threads_)
+        wake::wake_if_sleeping(*doorbell_backend_, *receiver.interrupt_word);
     return Result::done;
 }
 

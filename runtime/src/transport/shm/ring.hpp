@@ -82,8 +82,10 @@ class RingProducer {
 public:
     RingProducer() = default;
     explicit RingProducer(RingView view)
-        : view_(view), tail_(view.control->head.load(std::memory_order_acquire)),
-          head_(tail_), sent_(view.control->taken.load(std::memory_order_acquire)),
+        : view_(view),
+          tail_(view.control->head.load(std::memory_order_acquire)),
+          head_(tail_),
+          sent_(view.control->taken.load(std::memory_order_acquire)),
           taken_(sent_) {}
 
     // Room for a record of `body` bytes: where its body goes, or nullptr when
@@ -128,7 +130,7 @@ public:
     // Number of the next record publish() makes.
     std::uint64_t records_sent() const { return sent_; }
 
-private:
+  private:
     RingView view_;
     std::uint64_t tail_ = 0;   // end of the published records
     std::uint64_t head_ = 0;   // cached consumer head
@@ -142,8 +144,10 @@ class RingConsumer {
 public:
     RingConsumer() = default;
     explicit RingConsumer(RingView view)
-        : view_(view), next_(view.control->head.load(std::memory_order_relaxed)),
-          record_(view.control->taken.load(std::memory_order_relaxed)), taken_(record_) {}
+        : view_(view),
+          next_(view.control->head.load(std::memory_order_relaxed)),
+          record_(view.control->taken.load(std::memory_order_relaxed)),
+          taken_(record_) {}
 
     // The oldest published record not yet handed out, or nullptr. `number`
     // is its record number, `end` the position release() needs.

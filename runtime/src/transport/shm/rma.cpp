@@ -81,7 +81,8 @@ int ShmTransport::split_read(int owner, std::byte* local, std::size_t bytes, std
     // (wake/wake_word.hpp).
     OwnerLine& line = owners_[static_cast<std::size_t>(owner)];
     line.pending.fetch_add(1);
-    wake::wake_if_sleeping(*doorbell_backend_, *outbound_[static_cast<std::size_t>(owner)].doorbell);
+    wake::wake_if_sleeping(*doorbell_backend_,
+                           *outbound_[static_cast<std::size_t>(owner)].doorbell);
     ++split_reads_;
 
     const pid_t pid = pid_of_[static_cast<std::size_t>(owner)];

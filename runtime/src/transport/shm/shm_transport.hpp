@@ -30,14 +30,14 @@ struct Layout {
     // (ShmTransport::publish_tuples), the most messages in flight from one
     // rank to another.
     int cells = 32;
-    std::size_t max_body = 0;         // largest message body
-    std::size_t ring_bytes = 0;       // per ordered pair; at least min_ring_bytes(max_body)
+    std::size_t max_body = 0;    // largest message body
+    std::size_t ring_bytes = 0;  // per ordered pair; at least min_ring_bytes(max_body)
 
     // ring_bytes as the ring uses it: raised to min_ring_bytes(max_body),
     // then to a power of two.
     std::size_t ring_capacity() const;
-    std::size_t ring_stride() const;    // control line and records
-    std::size_t rings_bytes() const;    // every ordered pair's
+    std::size_t ring_stride() const;  // control line and records
+    std::size_t rings_bytes() const;  // every ordered pair's
     std::size_t segment_bytes() const;
     // ICB slots each rank needs in the node region.
     std::size_t icb_slots() const { return static_cast<std::size_t>(local_size) * cells; }
@@ -94,13 +94,13 @@ public:
     static void publish_probe(node::RankBlock& block);
 
 private:
-    // What a send to one local rank touches, found once.
-    struct Receiver {
-        RingProducer ring;
-        std::atomic<std::uint64_t>* icb = nullptr;
-        std::atomic<std::uint32_t>* doorbell = nullptr;
-        std::atomic<std::uint32_t>* interrupt_word = nullptr;
-    };
+  // What a send to one local rank touches, found once.
+  struct Receiver {
+      RingProducer ring;
+      std::atomic<std::uint64_t>* icb = nullptr;
+      std::atomic<std::uint32_t>* doorbell = nullptr;
+      std::atomic<std::uint32_t>* interrupt_word = nullptr;
+  };
 
     RingView ring(int receiver, int sender) const;
     void check_cross_memory_attach() const;
@@ -133,8 +133,8 @@ private:
     std::unique_ptr<wake::Backend> doorbell_backend_;
     bool ring_interrupt_threads_ = false;
     std::uint64_t record_limit_ = kNoRecordLimit;  // publish_tuples()
-    std::span<ReadOffer> offers_;  // by reader's local index
-    std::span<OwnerLine> owners_;  // by owner's local index
+    std::span<ReadOffer> offers_;                  // by reader's local index
+    std::span<OwnerLine> owners_;                  // by owner's local index
     std::uint64_t read_generation_ = 0;
     // Reads of this rank offered for splitting, those the owner helped with,
     // and the bytes it copied; bytes this rank copied into peers' reads.

@@ -60,10 +60,14 @@ struct alignas(64) OwnerLine {
     std::atomic<std::uint32_t> pending;
 };
 
-constexpr std::uint32_t chunk_of(std::uint64_t claim) { return static_cast<std::uint32_t>(claim); }
+constexpr std::uint32_t chunk_of(std::uint64_t claim) {
+    return static_cast<std::uint32_t>(claim);
+}
 // The chunk of an offer being rewritten: none can be claimed.
 inline constexpr std::uint32_t kClosed = 0xFFFF'FFFF;
-constexpr std::uint64_t generation_of(std::uint64_t claim) { return claim >> 32; }
+constexpr std::uint64_t generation_of(std::uint64_t claim) {
+    return claim >> 32;
+}
 
 // Reads smaller than this are copied by the reader alone: below it, a copy
 // takes little longer than the offer's round trip of cache lines.

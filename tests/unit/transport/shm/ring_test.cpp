@@ -47,7 +47,8 @@ TEST(Ring, FullWhenTheNextHeaderHasNoRoomAndFreeAfterRelease) {
     RingProducer producer(memory.view);
     RingConsumer consumer(memory.view);
     for (std::uint64_t i = 0; i < 7; ++i) ASSERT_TRUE(send(producer, 8, i)) << i;
-    EXPECT_FALSE(send(producer, 8, 7)) << "an eighth record would leave no room for the next header";
+    EXPECT_FALSE(send(producer, 8, 7))
+        << "an eighth record would leave no room for the next header";
     std::uint64_t number = 0;
     std::uint64_t end = 0;
     std::vector<std::uint64_t> ends;

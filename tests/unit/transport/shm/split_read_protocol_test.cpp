@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -40,9 +40,8 @@ bool read_through(ReadOffer& offer, std::uint64_t generation, std::vector<std::b
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (owner_first && chunk_of(offer.claim.load()) == 0)
         if (std::chrono::steady_clock::now() > until) return false;
-    mine = take_chunks(offer, [&](std::uint64_t at, std::uint64_t n) {
-        return copy_into(to + at, from + at, n);
-    });
+    mine = take_chunks(
+        offer, [&](std::uint64_t at, std::uint64_t n) { return copy_into(to + at, from + at, n); });
     while (!owner_finished(offer, mine)) std::this_thread::yield();
     return true;
 }
@@ -75,8 +74,8 @@ TEST(SplitReadProtocol, AFailedOwnerCopyIsReported) {
     std::vector<std::byte> target(source.size());
     publish_offer(offer, 1, reinterpret_cast<std::uint64_t>(target.data()),
                   reinterpret_cast<std::uint64_t>(source.data()), source.size(), kOwner);
-    const std::uint64_t theirs =
-        help_offer(offer, kOwner, [](std::uint64_t, std::uint64_t, std::uint64_t) { return EFAULT; });
+    const std::uint64_t theirs = help_offer(
+        offer, kOwner, [](std::uint64_t, std::uint64_t, std::uint64_t) { return EFAULT; });
     EXPECT_EQ(theirs, source.size()) << "an owner that came first takes every chunk";
     const ReaderShare mine = take_chunks(offer, [](std::uint64_t, std::uint64_t) { return 0; });
     EXPECT_EQ(mine.chunks, 0u);

@@ -91,7 +91,8 @@ void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed) {
     const Result result = ranks.reader().rdma_read(
         1, target.data(), bytes, RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
     ASSERT_EQ(result, Result::done);
-    ASSERT_EQ(std::memcmp(target.data(), source.data(), bytes), 0) << bytes << " bytes, seed " << seed;
+    ASSERT_EQ(std::memcmp(target.data(), source.data(), bytes), 0)
+        << bytes << " bytes, seed " << seed;
 }
 
 TEST(SplitRead, AnOwnerOutsideMpiLeavesTheWholeReadToTheReader) {
@@ -118,9 +119,9 @@ TEST(SplitRead, AnOwnerInsideMpiCopiesPartAndEveryByteArrives) {
         NoEvents events;
         while (!stop.load(std::memory_order_relaxed)) ranks.owner().progress(events);
     });
-    const std::size_t sizes[] = {kSplitReadFrom, kSplitReadFrom + 1, std::size_t{1} << 20,
-                                 (std::size_t{1} << 20) + 4097, std::size_t{4} << 20,
-                                 std::size_t{3} * 1024 * 1024 + 12345};
+    const std::size_t sizes[] = {kSplitReadFrom,       kSplitReadFrom + 1,
+                                 std::size_t{1} << 20, (std::size_t{1} << 20) + 4097,
+                                 std::size_t{4} << 20, std::size_t{3} * 1024 * 1024 + 12345};
     unsigned seed = 0;
     for (int round = 0; round < 8; ++round)
         for (std::size_t bytes : sizes) read_and_check(ranks, bytes, ++seed);
