@@ -147,6 +147,9 @@ void Runtime::bring_up() {
         settings.wake = config::WakeBackend::futex;
     }
     const TransportPlan plan = plan_transports(settings, locality);
+    // Before any send: this rank rings the doorbells of the host's ranks with
+    // plain loads where the kernel lets their sleepers make the barrier.
+    wake::enable_plain_wakers();
 
     // Shared-memory set-up in three fenced steps: the first rank of the host
     // creates the segments; everyone maps them and fills its rank block; the

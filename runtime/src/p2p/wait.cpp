@@ -125,10 +125,14 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
             ++stats_.wait_sleeps;
             // The re-check of the protocol is one more progress pass.
             // Transports arm after the doorbell and before the last pass, so
-            // that an event in between is seen by the pass or rings the bell.
+            // that an event in between is seen by the pass or rings the bell;
+            // the barrier covers senders that ring it with a plain load
+            // (wake::wake_if_sleeping_plain).
             const wake::SleepResult result =
                 wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
-                    if (lock_.wanted_by_workers() || done() || !arm_transports()) return false;
+                    if (lock_.wanted_by_workers() || done() || !arm_transports() ||
+                        !wake::barrier_for_plain_wakers())
+                        return false;
                     if (progress_locked() == 0) return true;
                     if (options_.concurrent_threads) lock_.wake_pollers();
                     return false;

@@ -1,6 +1,37 @@
 #include "wake/wake_word.hpp"
 
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace si::wake {
+
+namespace detail {
+bool plain_wakers = false;
+}  // namespace detail
+
+namespace {
+
+long membarrier(int command) { return ::syscall(__NR_membarrier, command, 0, 0); }
+
+bool barrier_available() {
+    const long commands = membarrier(MEMBARRIER_CMD_QUERY);
+    return commands >= 0 && (commands & MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0;
+}
+
+}  // namespace
+
+bool enable_plain_wakers() {
+    detail::plain_wakers =
+        barrier_available() && membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+    return detail::plain_wakers;
+}
+
+bool barrier_for_plain_wakers() {
+    // Wakers of other processes may be registered whatever this one did.
+    static const bool available = barrier_available();
+    return available ? membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 : true;
+}
 
 SleepResult sleep(Backend& backend, std::atomic<std::uint32_t>& word,
                   std::chrono::milliseconds timeout, const std::function<bool()>& idle) {

@@ -30,9 +30,10 @@ constexpr int kBurstPerPeer = 16;
         icb_slot(receiver.icb, me_, receiver.ring.records_sent())
             .store(tuple, std::memory_order_relaxed);
     receiver.ring.publish(static_cast<std::uint32_t>(bytes), tuple);
-    // Publish, then ring: a receiver going to sleep cannot miss it
-    // (wake/wake_word.hpp).
-    wake::wake_if_sleeping(*doorbell_backend_, *receiver.doorbell);
+    // Publish, then ring: a receiver going to sleep cannot miss it (its
+    // sleep in Engine::block_until makes the barrier of plain wakers,
+    // wake/wake_word.hpp).
+    wake::wake_if_sleeping_plain(*doorbell_backend_, *receiver.doorbell);
     if (ring_interrupt_threads_)
         wake::wake_if_sleeping(*doorbell_backend_, *receiver.interrupt_word);
     return Result::done;
