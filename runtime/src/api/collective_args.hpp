@@ -96,8 +96,8 @@ struct BlockArguments {
     // The blocks the collective layer sends and receives, one per rank (a
     // gather's or scatter's at the root only); no send blocks with
     // MPI_IN_PLACE in an alltoall.
-    std::vector<coll::Block> send_blocks;
-    std::vector<coll::Block> recv_blocks;
+    coll::BlockList send_blocks;
+    coll::BlockList recv_blocks;
     bool in_place = false;  // sendbuf (recvbuf at a scatter's root) is MPI_IN_PLACE
     bool equal = false;     // a plain form: every rank's block has the same size
 

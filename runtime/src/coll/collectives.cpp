@@ -10,11 +10,11 @@
 
 namespace si::coll {
 
-std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes) {
-    std::vector<Block> blocks(static_cast<std::size_t>(n));
+BlockList regular_blocks(const void* base, int n, std::size_t bytes) {
+    BlockList blocks;
     auto* at = static_cast<std::byte*>(const_cast<void*>(base));
-    for (Block& b : blocks) {
-        b = Block{at, bytes};
+    for (int i = 0; i < n; ++i) {
+        blocks.push_back(Block{at, bytes});
         if (at != nullptr) at += bytes;
     }
     return blocks;

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "base/config.hpp"
+#include "base/inline_vector.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "p2p/engine.hpp"
@@ -84,8 +85,13 @@ struct Block {
 };
 using Blocks = std::span<const Block>;
 
+// The blocks of one call, inside the object for up to kInlineBlocks ranks,
+// so that a blocking call on a small communicator allocates none.
+inline constexpr std::size_t kInlineBlocks = 16;
+using BlockList = InlineVector<Block, kInlineBlocks>;
+
 // n blocks of `bytes` each, back to back from `base`.
-std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
+BlockList regular_blocks(const void* base, int n, std::size_t bytes);
 
 [[nodiscard]] int barrier(const Context& ctx);
 
