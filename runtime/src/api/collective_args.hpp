@@ -37,14 +37,15 @@ int refuse_in_place_inter(Call& call, const Communicator& c, const void* buffer,
                           const char* argument);
 inline constexpr const char* kNowhereOnInter = "nowhere on an intercommunicator";
 
-// Runs the collective layer's algorithm for c: `run`, a generic lambda, gets
-// the intracommunicator's context, or an intercommunicator's pair of them
-// (coll/intercomm.hpp overloads the algorithms for it); the description of
-// an error lands in `detail`.
+// Runs the collective layer's algorithm for a blocking collective the
+// program calls on c: `run`, a generic lambda, gets the intracommunicator's
+// context (blocking_collective_context), or an intercommunicator's pair of
+// them (coll/intercomm.hpp overloads the algorithms for it); the
+// description of an error lands in `detail`.
 template <typename Run>
 int run_collective(const Communicator& c, std::string& detail, Run&& run) {
     if (c.inter()) return run(inter_collective_context(c, &detail));
-    return run(collective_context(c, &detail));
+    return run(blocking_collective_context(c, &detail));
 }
 
 // The rooted collectives on an intercommunicator (intercomm_collective.cpp),

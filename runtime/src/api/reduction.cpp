@@ -223,8 +223,8 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     if (int rc = prepare_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, r))
         return rc;
     std::string detail;
-    const int rc = coll::reduce(collective_context(*c, &detail), r.send(), r.recv(), count,
-                                *r.type, *r.op, root);
+    const int rc = coll::reduce(blocking_collective_context(*c, &detail), r.send(), r.recv(),
+                                count, *r.type, *r.op, root);
     return finish(call, r, rc, detail);
 }
 

@@ -48,6 +48,8 @@
 
 namespace si::coll {
 
+class NodeCollectives;
+
 struct Context {
     p2p::Engine& engine;
     // By value (a few words): a Context may outlive the expression that made
@@ -67,6 +69,10 @@ struct Context {
     std::optional<std::uint16_t> send_context = std::nullopt;
     // SI_COLL_<NAME>: the algorithm each collective runs (select.hpp).
     config::CollectiveAlgorithms algorithms = {};
+    // The shared-memory collectives of a communicator whose ranks share a
+    // node (node_collectives.hpp), for the blocking calls of the program
+    // only: every rank must make the same calls with it, in the same order.
+    NodeCollectives* node = nullptr;
 };
 
 // The collectives' own tags stay below this; tag bases are multiples of it.

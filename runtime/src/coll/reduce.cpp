@@ -203,8 +203,20 @@ std::vector<std::size_t> even_blocks(std::size_t count, int n) {
 
 void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
                 const datatype::Type& type, const datatype::Op& op, int root) {
+    const Algorithm algorithm =
+        reduce_algorithm(s.algorithms(), type.bytes(count), s.node_cell_bytes());
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{.kind = NodeCall::Kind::reduce,
+                               .root = root,
+                               .send = send,
+                               .recv = recv,
+                               .count = count,
+                               .type = &type,
+                               .op = &op});
+        return;
+    }
     const Reduction red = keep_reduction(s, type, op);
-    if (reduce_algorithm(s.algorithms()) == Algorithm::linear && s.size() > 1)
+    if (algorithm == Algorithm::linear && s.size() > 1)
         add_reduce_linear(s, send, recv, count, red, root);
     else
         add_reduce_tree(s, send, recv, count, red, root);
@@ -219,10 +231,20 @@ void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
 // rank reduces and sends only its share.
 void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
                    const datatype::Type& type, const datatype::Op& op) {
-    const Reduction red = keep_reduction(s, type, op);
     const int n = s.size();
     const std::size_t bytes = type.bytes(count);
-    const Algorithm algorithm = allreduce_algorithm(s.algorithms(), count, bytes, n, op.commutative);
+    const Algorithm algorithm =
+        allreduce_algorithm(s.algorithms(), count, bytes, n, op.commutative, s.node_cell_bytes());
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{.kind = NodeCall::Kind::allreduce,
+                               .send = send,
+                               .recv = recv,
+                               .count = count,
+                               .type = &type,
+                               .op = &op});
+        return;
+    }
+    const Reduction red = keep_reduction(s, type, op);
     if (algorithm == Algorithm::recursive_doubling) {
         add_allreduce_recursive_doubling(s, send, recv, count, red);
         return;

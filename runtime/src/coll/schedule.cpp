@@ -13,8 +13,11 @@ Schedule::Peers Schedule::peers_of(const Context& ctx, Tag tag) {
     return peers;
 }
 
+// Every rank of a communicator makes the schedule of its blocking
+// collectives in the same order, which NodeCollectives::prepare counts.
 Schedule::Schedule(const Context& ctx, Tag tag)
     : engine_(ctx.engine),
+      node_(ctx.node != nullptr && ctx.node->prepare(ctx) ? ctx.node : nullptr),
       groups_{peers_of(ctx, tag), Peers{}},
       detail_(ctx.detail),
       algorithms_(ctx.algorithms) {}
@@ -129,6 +132,7 @@ void Schedule::fail(int error, std::string what) {
 }
 
 int Schedule::run() {
+    if (node_call_) return coll::run_on_node(*node_, engine_, *node_call_, detail_);
     next_round();  // closes the last round
     // The caller progresses its receives itself, as MPI_Recv's: no helper
     // need watch them (p2p::Engine::irecv).

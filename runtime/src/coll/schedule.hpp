@@ -48,6 +48,7 @@
 #include "coll/channel.hpp"
 #include "coll/collectives.hpp"
 #include "coll/intercomm.hpp"
+#include "coll/node_collectives.hpp"
 #include "coll/scratch_pool.hpp"
 #include "datatype/op.hpp"
 #include "p2p/activity.hpp"
@@ -76,6 +77,16 @@ class Schedule final : public p2p::Activity {
     int size() const { return groups_[addressed_].comm.size(); }
     // SI_COLL_<NAME>, for the algorithms to choose from (select.hpp).
     const config::CollectiveAlgorithms& algorithms() const { return algorithms_; }
+    // A blocking call on a communicator whose ranks share a node may run on
+    // the node's shared area (node_collectives.hpp) instead of steps: the
+    // room of one of its cells while it may (its area is made and nothing
+    // was added yet, so that the call is a whole collective, not a part of
+    // another's), else 0. Then run_on_node() records the call, which run()
+    // runs instead of the steps.
+    std::size_t node_cell_bytes() const {
+        return node_ != nullptr && steps_.empty() && !node_call_ ? node_->area().cell_bytes() : 0;
+    }
+    void run_on_node(const NodeCall& call) { node_call_ = call; }
 
     // Steps of the current round. `label` is added to the tag (0 to
     // kMaxNeighborLabel, with Tag::neighbor only).
@@ -166,6 +177,8 @@ class Schedule final : public p2p::Activity {
     const Peers& peers(Group group) const { return groups_[static_cast<std::size_t>(group)]; }
 
     p2p::Engine& engine_;
+    NodeCollectives* node_ = nullptr;  // a blocking call's, once its communicator's area is made
+    std::optional<NodeCall> node_call_;
     std::array<Peers, 2> groups_;  // by Group; the remote one unused on an intracommunicator
     bool inter_ = false;
     std::size_t addressed_ = 0;  // the Group new steps get, as an index
