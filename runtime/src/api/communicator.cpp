@@ -25,6 +25,7 @@ coll::NodeCollectives* node_collectives_of(const Communicator& c) {
         return nullptr;
     coll::NodeDoorbells doorbells;
     doorbells.backend = runtime.doorbell_backend.get();
+    doorbells.sleepers = runtime.engine->sleeps_with_cpus_to_spare();
     for (const int world : c.world_of) {
         const int local = runtime.locality.local_index_of[static_cast<std::size_t>(world)];
         doorbells.of_rank.push_back(&runtime.region.rank_block(local).doorbell);

@@ -36,21 +36,27 @@ class NodeRun final : public p2p::Activity {
           doorbells_(node.doorbells()),
           call_(call),
           n_(area_.size()),
-          r_(area_.rank()) {}
+          r_(area_.rank()) {
+        plan();
+    }
 
     bool advance(p2p::Engine& engine) override;
     int result() const override { return error_; }
+    // Where nobody rings, the engine must not sleep (node_collectives.hpp).
+    bool polls_memory() const override { return !doorbells_.sleepers; }
     const std::string& what() const { return what_; }
 
   private:
     enum class Phase : unsigned char { start, publish, read, arrive, over };
 
     bool rooted_here() const { return r_ == call_.root; }
-    bool publishes() const;
-    int readers() const;
-    bool reads() const { return sources() > 0; }
-    int sources() const;
-    int source(int i) const;
+    // What this rank does in the call (below), decided once.
+    void plan();
+    // The rank read after j.
+    int after(int j) const {
+        j += step_;
+        return j == n_ ? 0 : (j < 0 ? n_ - 1 : j);
+    }
     void start();
     void write(std::byte* cell, std::size_t& bytes);
     void consume(int j, const std::byte* data, std::size_t bytes);
@@ -85,54 +91,58 @@ class NodeRun final : public p2p::Activity {
     const NodeCall& call_;
     const int n_;
     const int r_;
+    // The plan: whether this rank publishes, who reads what it publishes
+    // (its cell's readers, for the cell's reuse: NodeArea), how many ranks
+    // it reads, the first and the direction (+1 or -1) of the rest.
+    bool publishes_ = false;
+    int readers_ = NodeArea::kEveryRank;
+    int sources_ = 0;
+    int first_ = 0;
+    int step_ = 1;
     Phase phase_ = Phase::start;
     std::uint64_t t_ = 0;
+    int read_ = 0;  // sources read so far
     int next_ = 0;  // the next source to read
     int checks_ = kFirstChecks;
     int error_ = MPI_SUCCESS;
     std::string what_;
 };
 
-bool NodeRun::publishes() const {
+// The reductions read from the last rank down, so that every rank combines
+// the same operands in the same order (in_0 op (in_1 op (...))); the others
+// start after this rank, so that the ranks do not all read one cell first.
+void NodeRun::plan() {
+    const bool root = rooted_here();
     switch (call_.kind) {
-        case Kind::barrier: return false;
+        case Kind::barrier: break;
         case Kind::bcast:
-        case Kind::scatter: return rooted_here();
-        case Kind::gather: return !rooted_here();
-        default: return true;
-    }
-}
-
-// Who reads this rank's cell in this call, for its reuse (NodeArea).
-int NodeRun::readers() const {
-    return call_.kind == Kind::reduce || call_.kind == Kind::gather ? call_.root
-                                                                    : NodeArea::kEveryRank;
-}
-
-int NodeRun::sources() const {
-    switch (call_.kind) {
-        case Kind::barrier: return 0;
-        case Kind::bcast:
-        case Kind::scatter: return rooted_here() ? 0 : 1;
-        case Kind::gather: return rooted_here() ? n_ - 1 : 0;
-        case Kind::reduce: return rooted_here() ? n_ : 0;
-        case Kind::allreduce: return n_;
-        default: return n_ - 1;
-    }
-}
-
-// The i'th rank to read. The reductions fold from the last rank down, so
-// that every rank combines the same operands in the same order; the others
-// start after this rank, so that ranks do not all read one cell first.
-int NodeRun::source(int i) const {
-    switch (call_.kind) {
-        case Kind::bcast:
-        case Kind::scatter: return call_.root;
+        case Kind::scatter:
+            publishes_ = root;
+            sources_ = root ? 0 : 1;
+            first_ = call_.root;
+            break;
+        case Kind::gather:
+            publishes_ = !root;
+            readers_ = call_.root;
+            sources_ = root ? n_ - 1 : 0;
+            first_ = after(call_.root);
+            break;
         case Kind::reduce:
-        case Kind::allreduce: return n_ - 1 - i;
-        case Kind::gather: return (call_.root + 1 + i) % n_;
-        default: return (r_ + 1 + i) % n_;
+        case Kind::allreduce:
+            publishes_ = true;
+            if (call_.kind == Kind::reduce) readers_ = call_.root;
+            sources_ = call_.kind == Kind::allreduce || root ? n_ : 0;
+            first_ = n_ - 1;
+            step_ = -1;
+            break;
+        case Kind::allgather:
+        case Kind::alltoall:
+            publishes_ = true;
+            sources_ = n_ - 1;
+            first_ = after(r_);
+            break;
     }
+    next_ = first_;
 }
 
 // This rank's own block, where it is copied rather than read.
@@ -244,7 +254,7 @@ void NodeRun::consume(int j, const std::byte* data, std::size_t bytes) {
                 mismatch(j, expected, bytes);
                 break;
             }
-            if (next_ == 0)
+            if (read_ == 0)
                 copy_bytes(call_.recv, data, bytes);
             else
                 datatype::apply(*call_.op, *call_.type, data, call_.recv, call_.count);
@@ -255,9 +265,9 @@ void NodeRun::consume(int j, const std::byte* data, std::size_t bytes) {
 }
 
 void NodeRun::ring_readers() const {
-    const int readers_of = readers();
-    if (readers_of != NodeArea::kEveryRank) {
-        if (readers_of != r_) doorbells_.ring(readers_of);
+    if (!doorbells_.sleepers) return;
+    if (readers_ != NodeArea::kEveryRank) {
+        if (readers_ != r_) doorbells_.ring(readers_);
         return;
     }
     for (int j = 0; j < n_; ++j)
@@ -265,14 +275,15 @@ void NodeRun::ring_readers() const {
 }
 
 void NodeRun::ring_sources() const {
-    for (int i = 0; i < sources(); ++i)
-        if (source(i) != r_) doorbells_.ring(source(i));
+    if (!doorbells_.sleepers) return;
+    for (int i = 0, j = first_; i < sources_; ++i, j = after(j))
+        if (j != r_) doorbells_.ring(j);
 }
 
 // Every rank stored its control word on arrival: wait for the others'.
 bool NodeRun::advance_barrier() {
-    for (; next_ < n_ - 1; ++next_) {
-        const int j = (r_ + 1 + next_) % n_;
+    for (; read_ < n_ - 1; ++read_) {
+        const int j = (r_ + 1 + read_) % n_;
         if (!wait_briefly([&] { return area_.finished(j, t_); })) return false;
     }
     phase_ = Phase::over;
@@ -286,35 +297,34 @@ bool NodeRun::advance(p2p::Engine& engine) {
             t_ = area_.begin();
             if (call_.kind == Kind::barrier) {
                 area_.finish(t_);  // arrived
-                for (int j = 0; j < n_; ++j)
+                for (int j = 0; j < n_ && doorbells_.sleepers; ++j)
                     if (j != r_) doorbells_.ring(j);
                 phase_ = Phase::arrive;
                 return advance_barrier();
             }
             start();
-            phase_ = publishes() ? Phase::publish : Phase::read;
+            phase_ = publishes_ ? Phase::publish : Phase::read;
             [[fallthrough]];
         case Phase::publish:
             if (phase_ == Phase::publish) {
                 if (!wait_briefly([this] { return area_.cell_free(t_); })) return false;
                 std::size_t bytes = 0;
                 write(area_.cell_data(t_), bytes);
-                area_.publish(t_, bytes, readers());
+                area_.publish(t_, bytes, readers_);
                 ring_readers();
                 phase_ = Phase::read;
             }
             [[fallthrough]];
         case Phase::read:
-            while (next_ < sources()) {
-                const int j = source(next_);
+            for (; read_ < sources_; ++read_, next_ = after(next_)) {
+                const int j = next_;
                 const std::byte* data = nullptr;
                 std::size_t bytes = 0;
                 if (!wait_briefly([&] { return (data = area_.contribution(j, t_, bytes)) != nullptr; }))
                     return false;
                 consume(j, data, bytes);
-                ++next_;
             }
-            if (reads()) {
+            if (sources_ > 0) {
                 area_.finish(t_);
                 ring_sources();
             }

@@ -23,27 +23,20 @@
 // Blocking calls only: a rank waits in the call for what it reads, under
 // the wait policy of every blocking call (Engine::run: it polls, with
 // progress passes for the rank's point-to-point traffic, yields its core,
-// and sleeps on its doorbell when the host's CPUs are oversubscribed). A
-// rank that publishes rings the doorbells of the ranks that read what it
-// published, and a rank that finishes those of the ranks it read (which may
-// wait to reuse their cells), with the doorbell's protocol
-// (wake/wake_word.hpp): the store into the area, then a read-modify-write
-// of the doorbell that wakes the rank only if it armed it; the sleeper arms,
-// then checks the area once more. Rings cost a read-modify-write of a line
-// no other rank writes while the rank does not sleep. The nonblocking
-// collectives run the point-to-point schedules, which any progress pass
-// advances.
-//
-// The area is made per communicator at its kCallsBeforeSetup'th blocking
-// collective (NodeCollectives::prepare), as MPICH does for its
-// shared-memory collectives: a communicator used for a handful of
-// collectives pays no segment. Every rank counts the same calls, so all
-// agree on when, and the setup itself is a collective over the
-// communicator's point-to-point algorithms: rank 0 creates the segment and
-// broadcasts its name, the others map it, an allreduce tells everyone that
-// all did, and rank 0 unlinks the name at once, so that a crash leaves
-// nothing in /dev/shm. If any rank fails, nobody uses it. It is unmapped
-// when the communicator is freed.
+// and where the policy lets a blocked call sleep even with CPUs to spare,
+// that is on an oversubscribed host or with a fixed SI_WAIT_SPIN_US, sleeps
+// on its doorbell). There a rank that publishes rings the doorbells of the
+// ranks that read what it published, and a rank that finishes those of the
+// ranks it read (which may wait to reuse their cells), with the doorbell's
+// protocol (wake/wake_word.hpp): the store into the area, then a
+// read-modify-write of the doorbell that wakes the rank only if it armed
+// it; the sleeper arms, then checks the area once more. Elsewhere ranks
+// never sleep in these waits (they poll and yield, as the policy would),
+// and nobody rings: the read-modify-write waits until the publishing store
+// has reached the other cores, about 0.1 us of a broadcast's root (0.27 ->
+// 0.17 us, osu_bcast 8 B, median, 2 ranks on the 2-vCPU VM). The
+// nonblocking collectives run the point-to-point schedules, which any
+// progress pass advances.
 #pragma once
 
 #include <cstddef>
@@ -63,10 +56,13 @@
 namespace si::coll {
 
 // The doorbells of a communicator's ranks (node::RankBlock::doorbell, on
-// which a blocked call sleeps), by communicator rank.
+// which a blocked call sleeps), by communicator rank, and whether its ranks
+// may sleep in a wait for the area (then they are rung, see above): the
+// same on every rank of a host (Engine::sleeps_with_cpus_to_spare).
 struct NodeDoorbells {
     std::vector<std::atomic<std::uint32_t>*> of_rank;
     wake::Backend* backend = nullptr;
+    bool sleepers = true;
     void ring(int rank) const {
         wake::wake_if_sleeping(*backend, *of_rank[static_cast<std::size_t>(rank)]);
     }
