@@ -61,6 +61,8 @@ class NodeRun final : public p2p::Activity {
     void write(std::byte* cell, std::size_t& bytes);
     void consume(int j, const std::byte* data, std::size_t bytes);
     bool advance_barrier();
+    bool publish();
+    bool read();
     // Whether ready() holds, checking kFirstChecks times in the first
     // advance() that waits, once in later ones.
     template <typename Ready>
@@ -286,52 +288,61 @@ bool NodeRun::advance_barrier() {
         const int j = (r_ + 1 + read_) % n_;
         if (!wait_briefly([&] { return area_.finished(j, t_); })) return false;
     }
-    phase_ = Phase::over;
+    return true;
+}
+
+// Publishes this rank's contribution once its cell is free; false: not yet.
+bool NodeRun::publish() {
+    if (!wait_briefly([this] { return area_.cell_free(t_); })) return false;
+    std::size_t bytes = 0;
+    write(area_.cell_data(t_), bytes);
+    area_.publish(t_, bytes, readers_);
+    ring_readers();
+    return true;
+}
+
+// Reads the contributions still to read, in order; false: one is not there.
+bool NodeRun::read() {
+    for (; read_ < sources_; ++read_, next_ = after(next_)) {
+        const int j = next_;
+        const std::byte* data = nullptr;
+        std::size_t bytes = 0;
+        if (!wait_briefly([&] { return (data = area_.contribution(j, t_, bytes)) != nullptr; }))
+            return false;
+        consume(j, data, bytes);
+    }
+    if (sources_ > 0) {
+        area_.finish(t_);
+        ring_sources();
+    }
     return true;
 }
 
 bool NodeRun::advance(p2p::Engine& engine) {
-    if (phase_ == Phase::start) engine.add_stat(&p2p::Stats::collectives_on_node);
-    switch (phase_) {
-        case Phase::start:
-            t_ = area_.begin();
-            if (call_.kind == Kind::barrier) {
-                area_.finish(t_);  // arrived
-                for (int j = 0; j < n_ && doorbells_.sleepers; ++j)
-                    if (j != r_) doorbells_.ring(j);
-                phase_ = Phase::arrive;
-                return advance_barrier();
-            }
+    if (phase_ == Phase::start) {
+        engine.add_stat(&p2p::Stats::collectives_on_node);
+        t_ = area_.begin();
+        if (call_.kind == Kind::barrier) {
+            area_.finish(t_);  // arrived
+            for (int j = 0; j < n_ && doorbells_.sleepers; ++j)
+                if (j != r_) doorbells_.ring(j);
+            phase_ = Phase::arrive;
+        } else {
             start();
             phase_ = publishes_ ? Phase::publish : Phase::read;
-            [[fallthrough]];
-        case Phase::publish:
-            if (phase_ == Phase::publish) {
-                if (!wait_briefly([this] { return area_.cell_free(t_); })) return false;
-                std::size_t bytes = 0;
-                write(area_.cell_data(t_), bytes);
-                area_.publish(t_, bytes, readers_);
-                ring_readers();
-                phase_ = Phase::read;
-            }
-            [[fallthrough]];
-        case Phase::read:
-            for (; read_ < sources_; ++read_, next_ = after(next_)) {
-                const int j = next_;
-                const std::byte* data = nullptr;
-                std::size_t bytes = 0;
-                if (!wait_briefly([&] { return (data = area_.contribution(j, t_, bytes)) != nullptr; }))
-                    return false;
-                consume(j, data, bytes);
-            }
-            if (sources_ > 0) {
-                area_.finish(t_);
-                ring_sources();
-            }
-            phase_ = Phase::over;
-            return true;
-        case Phase::arrive: return advance_barrier();
-        case Phase::over: return true;
+        }
+    }
+    if (phase_ == Phase::arrive) {
+        if (!advance_barrier()) return false;
+        phase_ = Phase::over;
+    }
+    if (phase_ == Phase::publish) {
+        if (!publish()) return false;
+        phase_ = Phase::read;
+    }
+    if (phase_ == Phase::read) {
+        if (!read()) return false;
+        phase_ = Phase::over;
     }
     return true;
 }

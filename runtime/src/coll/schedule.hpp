@@ -66,7 +66,7 @@ class Schedule final : public p2p::Activity {
     // Both groups of an intercommunicator; steps address the local one
     // until address() says otherwise.
     Schedule(const InterContext& ctx, Tag tag);
-    Schedule(const Schedule&) = delete;  // groups_ may point into their world_of
+    Schedule(const Schedule&) = delete;  // steps may point into inline_scratch_
     Schedule& operator=(const Schedule&) = delete;
 
     // Steps added from now on go to `group` (remote: intercommunicators only).
