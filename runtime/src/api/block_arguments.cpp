@@ -31,8 +31,10 @@ int root_only_in_place(Call& call, bool is_root, const void* buffer, const char*
     return refuse_in_place(call, buffer, argument, "at the root only");
 }
 
-std::vector<coll::Block> copy_of(coll::Blocks blocks) {
-    return {blocks.begin(), blocks.end()};
+coll::BlockList copy_of(coll::Blocks blocks) {
+    coll::BlockList list;
+    list.assign(blocks.begin(), blocks.end());
+    return list;
 }
 
 // The one message a gather's or allgather's rank sends: nothing with

@@ -56,7 +56,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     Incoming room(buffer, items(count), *type, is_root);
     std::string detail;
     const int rc =
-        coll::bcast(collective_context(*c, &detail), room.data(), room.capacity(), root);
+        coll::bcast(blocking_collective_context(*c, &detail), room.data(), room.capacity(), root);
     if (!is_root) room.unpack(room.capacity());
     return finish_collective(call, rc, detail);
 }

@@ -37,14 +37,15 @@ int refuse_in_place_inter(Call& call, const Communicator& c, const void* buffer,
                           const char* argument);
 inline constexpr const char* kNowhereOnInter = "nowhere on an intercommunicator";
 
-// Runs the collective layer's algorithm for c: `run`, a generic lambda, gets
-// the intracommunicator's context, or an intercommunicator's pair of them
-// (coll/intercomm.hpp overloads the algorithms for it); the description of
-// an error lands in `detail`.
+// Runs the collective layer's algorithm for a blocking collective the
+// program calls on c: `run`, a generic lambda, gets the intracommunicator's
+// context (blocking_collective_context), or an intercommunicator's pair of
+// them (coll/intercomm.hpp overloads the algorithms for it); the
+// description of an error lands in `detail`.
 template <typename Run>
 int run_collective(const Communicator& c, std::string& detail, Run&& run) {
     if (c.inter()) return run(inter_collective_context(c, &detail));
-    return run(collective_context(c, &detail));
+    return run(blocking_collective_context(c, &detail));
 }
 
 // The rooted collectives on an intercommunicator (intercomm_collective.cpp),
@@ -96,8 +97,8 @@ struct BlockArguments {
     // The blocks the collective layer sends and receives, one per rank (a
     // gather's or scatter's at the root only); no send blocks with
     // MPI_IN_PLACE in an alltoall.
-    std::vector<coll::Block> send_blocks;
-    std::vector<coll::Block> recv_blocks;
+    coll::BlockList send_blocks;
+    coll::BlockList recv_blocks;
     bool in_place = false;  // sendbuf (recvbuf at a scatter's root) is MPI_IN_PLACE
     bool equal = false;     // a plain form: every rank's block has the same size
 

@@ -10,6 +10,31 @@
 
 namespace si::api {
 
+coll::NodeCollectives* node_collectives_of(const Communicator& c) {
+    Communicator::NodeState& node = c.node;
+    if (node.decided) return node.collectives.get();
+    node.decided = true;
+    const Runtime& runtime = *Runtime::get();
+    const std::vector<int>& node_of = runtime.locality.node_of;
+    const int mine = node_of[static_cast<std::size_t>(runtime.locality.world_rank)];
+    const bool one_node = std::all_of(c.world_of.begin(), c.world_of.end(), [&](int world) {
+        return node_of[static_cast<std::size_t>(world)] == mine;
+    });
+    if (c.inter() || c.size() < 2 || c.size() > coll::NodeArea::kMaxRanks || !one_node ||
+        runtime.settings.transport == config::TransportChoice::verbs)
+        return nullptr;
+    coll::NodeDoorbells doorbells;
+    doorbells.backend = runtime.doorbell_backend.get();
+    doorbells.sleepers = runtime.engine->sleeps_with_cpus_to_spare();
+    for (const int world : c.world_of) {
+        const int local = runtime.locality.local_index_of[static_cast<std::size_t>(world)];
+        doorbells.of_rank.push_back(&runtime.region.rank_block(local).doorbell);
+    }
+    node.collectives = std::make_unique<coll::NodeCollectives>(
+        runtime.bootstrap->job_id(), c.rank, c.size(), std::move(doorbells));
+    return node.collectives.get();
+}
+
 namespace {
 
 constexpr int kMaskWords = CommunicatorTable::kMaskWords;

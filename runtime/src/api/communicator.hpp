@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/handles.hpp"
+#include "coll/node_collectives.hpp"
 #include "mpi.h"
 #include "p2p/engine.hpp"
 
@@ -38,6 +39,21 @@ struct Communicator {
     MPI_Win window = MPI_WIN_NULL;
     // Nonblocking collectives started on it (coll::nonblocking_tag_base).
     std::uint32_t nonblocking_collectives = 0;
+    // Its blocking collectives through the node's shared memory, if its
+    // ranks share a node (node_collectives_of). Decided at its first
+    // blocking collective; a copy of the struct (MPI_Comm_dup of an
+    // intercommunicator copies it) starts undecided, never sharing them.
+    struct NodeState {
+        bool decided = false;
+        std::unique_ptr<coll::NodeCollectives> collectives;
+        NodeState() = default;
+        NodeState(const NodeState&) {}
+        NodeState& operator=(const NodeState&) { return *this; }
+        NodeState(NodeState&&) noexcept = default;
+        NodeState& operator=(NodeState&&) noexcept = default;
+        ~NodeState() = default;
+    };
+    mutable NodeState node;
 
     int size() const { return static_cast<int>(world_of.size()); }
     bool inter() const { return !remote_of.empty(); }
@@ -142,6 +158,12 @@ class CommunicatorTable {
     };
     std::array<Lending, 2> lending_;  // by PairPool
 };
+
+// The shared-memory collectives of c (coll/node_collectives.hpp), made at
+// the first call: an intracommunicator of 2 to NodeArea::kMaxRanks ranks
+// that all run on this process's node (the simulated node of SI_NODE_SIZE)
+// and talk through shared memory (not SI_TRANSPORT=verbs). Null otherwise.
+coll::NodeCollectives* node_collectives_of(const Communicator& c);
 
 // Makes a communicator of `world_of` (communicator rank -> world rank) in
 // which this process has rank `rank`, with a context pair agreed over parent

@@ -9,7 +9,9 @@
 // prefix reduction there.
 #include <climits>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "api/collective_args.hpp"
@@ -24,26 +26,53 @@ using namespace si::api;
 namespace coll = si::coll;
 using si::datatype::Type;
 
-// The checked and packed arguments of one rank's part in a reduction.
+// The checked and packed arguments of one rank's part in a reduction. A
+// blocking call keeps its buffers here, on its stack; a nonblocking one
+// (`shared`) shares them with its schedule, which may outlive the call.
 struct Reduction {
-    std::shared_ptr<const Outgoing> message;  // the input, unless MPI_IN_PLACE
-    std::shared_ptr<const Incoming> room;     // the result (none off the root of a reduce)
+    explicit Reduction(bool nonblocking) : shared(nonblocking) {}
+    const Outgoing* message = nullptr;  // the input, unless MPI_IN_PLACE
+    const Incoming* room = nullptr;     // the result (none off the root of a reduce)
     const Type* type = nullptr;
     const si::datatype::Op* op = nullptr;
     bool in_place = false;
+    const bool shared;
+    std::shared_ptr<const Outgoing> shared_message;
+    std::shared_ptr<const Incoming> shared_room;
 
     const void* send() const { return in_place ? MPI_IN_PLACE : message->data(); }
     void* recv() const { return room ? room->data() : nullptr; }
     void unpack() const {
         if (room) room->unpack(room->capacity());
     }
+    template <typename... Args>
+    void make_message(Args&&... args) {
+        if (shared) {
+            shared_message = std::make_shared<const Outgoing>(std::forward<Args>(args)...);
+            message = shared_message.get();
+        } else {
+            message = &own_message.emplace(std::forward<Args>(args)...);
+        }
+    }
+    template <typename... Args>
+    void make_room(Args&&... args) {
+        if (shared) {
+            shared_room = std::make_shared<const Incoming>(std::forward<Args>(args)...);
+            room = shared_room.get();
+        } else {
+            room = &own_room.emplace(std::forward<Args>(args)...);
+        }
+    }
+
+  private:
+    std::optional<Outgoing> own_message;
+    std::optional<Incoming> own_room;
 };
 
 // The input, packed, or MPI_IN_PLACE.
 void pack_input(const void* sendbuf, int count, Reduction& out) {
     out.in_place = in_place(sendbuf);
-    out.message = std::make_shared<const Outgoing>(out.in_place ? nullptr : sendbuf,
-                                                   out.in_place ? 0 : items(count), *out.type);
+    out.make_message(out.in_place ? nullptr : sendbuf, out.in_place ? 0 : items(count), *out.type);
 }
 
 int prepare_reduce(Call& call, const Communicator& c, const void* sendbuf, void* recvbuf,
@@ -60,8 +89,7 @@ int prepare_reduce(Call& call, const Communicator& c, const void* sendbuf, void*
     }
     pack_input(sendbuf, count, out);
     if (is_root)
-        out.room = std::make_shared<const Incoming>(recvbuf, items(count), *out.type,
-                                                    out.in_place);
+        out.make_room(recvbuf, items(count), *out.type, out.in_place);
     return MPI_SUCCESS;
 }
 
@@ -76,8 +104,7 @@ int prepare_everywhere(Call& call, const Communicator& c, const void* sendbuf, v
     if (int rc = call.buffer(recvbuf, count, "recvbuf")) return rc;
     if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     pack_input(sendbuf, count, out);
-    out.room = std::make_shared<const Incoming>(recvbuf, items(count), *out.type,
-                                                out.in_place || exclusive);
+    out.make_room(recvbuf, items(count), *out.type, out.in_place || exclusive);
     return MPI_SUCCESS;
 }
 
@@ -98,9 +125,8 @@ int prepare_reduce_scatter(Call& call, const Communicator& c, const void* sendbu
     if (int rc = refuse_in_place(call, recvbuf, "recvbuf", "for sendbuf only")) return rc;
     const std::size_t mine = items(counts[items(c.rank)]);
     if (int rc = call.buffer(recvbuf, static_cast<int>(mine), "recvbuf")) return rc;
-    out.message =
-        std::make_shared<const Outgoing>(in_place(sendbuf) ? recvbuf : sendbuf, total, *out.type);
-    out.room = std::make_shared<const Incoming>(recvbuf, mine, *out.type);
+    out.make_message(in_place(sendbuf) ? recvbuf : sendbuf, total, *out.type);
+    out.make_room(recvbuf, mine, *out.type);
     return MPI_SUCCESS;
 }
 
@@ -131,7 +157,7 @@ template <typename Add>
 int start(Communicator& c, coll::Tag tag, Reduction& r, MPI_Request* request, Add add) {
     auto schedule = new_schedule(c, tag);
     add(*schedule);
-    finish_with_unpack(*schedule, std::move(r.room), std::move(r.message));
+    finish_with_unpack(*schedule, std::move(r.shared_room), std::move(r.shared_message));
     return hand_over(std::move(schedule), c, request);
 }
 
@@ -140,7 +166,7 @@ int start(Communicator& c, coll::Tag tag, Reduction& r, MPI_Request* request, Ad
 int reduce_scatter(Call& call, Communicator& c, const void* sendbuf, void* recvbuf,
                    std::span<const int> counts, MPI_Datatype datatype, MPI_Op op,
                    MPI_Request* request) {
-    Reduction r;
+    Reduction r(request != nullptr);
     if (int rc = prepare_reduce_scatter(call, c, sendbuf, recvbuf, counts, datatype, op, r))
         return rc;
     if (request != nullptr)
@@ -168,7 +194,7 @@ int prefix_reduction(const char* function, const void* sendbuf, void* recvbuf, i
     if (nonblocking)
         if (int rc = call.not_null(request, "request")) return rc;
     if (int rc = start_intra_collective(call, comm, c)) return rc;
-    Reduction r;
+    Reduction r(nonblocking);
     if (int rc = prepare_everywhere(call, *c, sendbuf, recvbuf, count, datatype, op, exclusive, r))
         return rc;
     if (nonblocking)
@@ -193,12 +219,12 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     if (int rc = start_collective(call, comm, c)) return rc;
     if (c->inter())
         return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, nullptr);
-    Reduction r;
+    Reduction r(false);
     if (int rc = prepare_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, r))
         return rc;
     std::string detail;
-    const int rc = coll::reduce(collective_context(*c, &detail), r.send(), r.recv(), count,
-                                *r.type, *r.op, root);
+    const int rc = coll::reduce(blocking_collective_context(*c, &detail), r.send(), r.recv(),
+                                count, *r.type, *r.op, root);
     return finish(call, r, rc, detail);
 }
 
@@ -210,7 +236,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
     if (c->inter())
         return inter_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, request);
-    Reduction r;
+    Reduction r(true);
     if (int rc = prepare_reduce(call, *c, sendbuf, recvbuf, count, datatype, op, root, r))
         return rc;
     return start(*c, coll::Tag::reduce, r, request, [&](coll::Schedule& s) {
@@ -224,7 +250,7 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     Call call("MPI_Allreduce");
     Communicator* c = nullptr;
     if (int rc = start_collective(call, comm, c)) return rc;
-    Reduction r;
+    Reduction r(false);
     if (int rc = prepare_everywhere(call, *c, sendbuf, recvbuf, count, datatype, op, false, r))
         return rc;
     std::string detail;
@@ -240,7 +266,7 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     Call call("MPI_Iallreduce");
     Communicator* c = nullptr;
     if (int rc = start_nonblocking(call, comm, request, c)) return rc;
-    Reduction r;
+    Reduction r(true);
     if (int rc = prepare_everywhere(call, *c, sendbuf, recvbuf, count, datatype, op, false, r))
         return rc;
     return start(*c, coll::Tag::reduce, r, request, [&](coll::Schedule& s) {

@@ -393,6 +393,7 @@ void Runtime::write_stats() const {
         {"lost_wakeups", s.lost_wakeups},
         {"collective_rounds", s.collective_rounds},
         {"collective_rounds_in_background", s.collective_rounds_in_background},
+        {"collectives_on_node", s.collectives_on_node},
         {"rts_to_read_count", s.rts_to_read_count},
         {"rts_to_read_us_mean",
          s.rts_to_read_count == 0 ? 0 : s.rts_to_read_ns_total / s.rts_to_read_count / 1000},

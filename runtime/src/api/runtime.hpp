@@ -79,6 +79,16 @@ inline coll::Context collective_context(const Communicator& comm, std::string* d
                          std::nullopt,       runtime.settings.algorithms};
 }
 
+// The same for a blocking collective the program calls on c, which may run
+// on the shared memory of c's node (coll/node_collectives.hpp): every rank
+// of c makes the same such calls in the same order.
+inline coll::Context blocking_collective_context(const Communicator& comm,
+                                                 std::string* detail = nullptr) {
+    coll::Context ctx = collective_context(comm, detail);
+    ctx.node = node_collectives_of(comm);
+    return ctx;
+}
+
 // The same for an intercommunicator: the other group, reached on its
 // collective context, and this group among itself (coll/intercomm.hpp).
 inline coll::InterContext inter_collective_context(const Communicator& inter,

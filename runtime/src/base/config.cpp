@@ -291,64 +291,85 @@ const std::vector<Knob>& table() {
                  return "auto, or " + *why;
              return std::nullopt;
          }},
-        {"SI_COLL_BARRIER", "auto|dissemination|linear", "auto",
-         "Barrier algorithm. auto: dissemination (ceil(log2 n) rounds); linear: every rank "
-         "reports to rank 0, which releases them all.",
+        {"SI_COLL_BARRIER", "auto|shm|dissemination|linear", "auto",
+         "Barrier algorithm. auto: shm where it can run, else dissemination (ceil(log2 n) "
+         "rounds); linear: every rank reports to rank 0, which releases them all. shm: "
+         "through the node's shared memory, a flag and cells per rank, for blocking calls on "
+         "a communicator whose ranks share a node (SI_NODE_SIZE counts), from its 3rd "
+         "collective, while the data fits a cell (16 KiB, 4 KiB per rank beyond 4 ranks); "
+         "elsewhere what auto picks without it.",
          "coll",
-         algorithm({{"dissemination", Algorithm::dissemination}, {"linear", Algorithm::linear}},
+         algorithm({{"shm", Algorithm::shm},
+                    {"dissemination", Algorithm::dissemination},
+                    {"linear", Algorithm::linear}},
                    &CollectiveAlgorithms::barrier)},
-        {"SI_COLL_BCAST", "auto|binomial|linear|scatter_allgather", "auto",
-         "Broadcast algorithm. auto: binomial tree below 512 KiB or on fewer than 4 ranks, "
-         "else scatter_allgather (the root scatters n pieces, a ring allgathers them: "
-         "bandwidth-optimal); linear: the root sends to every rank.",
+        {"SI_COLL_BCAST", "auto|shm|binomial|linear|scatter_allgather", "auto",
+         "Broadcast algorithm. auto: shm where it can run, else binomial tree below 512 KiB "
+         "or on fewer than 4 ranks, else scatter_allgather (the root scatters n pieces, a "
+         "ring allgathers them: bandwidth-optimal); linear: the root sends to every rank. "
+         "shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm({{"binomial", Algorithm::binomial},
+         algorithm({{"shm", Algorithm::shm},
+                    {"binomial", Algorithm::binomial},
                     {"linear", Algorithm::linear},
                     {"scatter_allgather", Algorithm::scatter_allgather}},
                    &CollectiveAlgorithms::bcast)},
-        {"SI_COLL_REDUCE", "auto|binomial|linear", "auto",
-         "Reduce algorithm. auto: binomial tree; linear: the root receives every input and "
-         "combines them in rank order.",
+        {"SI_COLL_REDUCE", "auto|shm|binomial|linear", "auto",
+         "Reduce algorithm. auto: shm where it can run, else binomial tree; linear: the root "
+         "receives every input and combines them in rank order. shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm({{"binomial", Algorithm::binomial}, {"linear", Algorithm::linear}},
+         algorithm({{"shm", Algorithm::shm},
+                    {"binomial", Algorithm::binomial},
+                    {"linear", Algorithm::linear}},
                    &CollectiveAlgorithms::reduce)},
-        {"SI_COLL_ALLREDUCE", "auto|reduce_bcast|recursive_doubling|reduce_scatter_allgather",
-         "auto",
-         "Allreduce algorithm. auto: recursive_doubling below 64 KiB, else "
-         "reduce_scatter_allgather with a commutative operator (pairwise reduce-scatter, "
-         "ring allgather) and reduce_bcast with the others (binomial reduce to rank 0, "
-         "binomial broadcast).",
+        {"SI_COLL_ALLREDUCE",
+         "auto|shm|reduce_bcast|recursive_doubling|reduce_scatter_allgather", "auto",
+         "Allreduce algorithm. auto: shm where it can run, else recursive_doubling below "
+         "64 KiB, else reduce_scatter_allgather with a commutative operator (pairwise "
+         "reduce-scatter, ring allgather) and reduce_bcast with the others (binomial reduce "
+         "to rank 0, binomial broadcast). shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm({{"reduce_bcast", Algorithm::reduce_bcast},
+         algorithm({{"shm", Algorithm::shm},
+                    {"reduce_bcast", Algorithm::reduce_bcast},
                     {"recursive_doubling", Algorithm::recursive_doubling},
                     {"reduce_scatter_allgather", Algorithm::reduce_scatter_allgather}},
                    &CollectiveAlgorithms::allreduce)},
-        {"SI_COLL_GATHER", "auto|linear|binomial", "auto",
-         "Gather and gatherv algorithm. auto: binomial tree for equal blocks of up to 4 KiB "
-         "on more than 2 ranks, else linear (every rank sends to the root, which receives "
-         "up to 32 blocks at once). A vector form always runs linear.",
+        {"SI_COLL_GATHER", "auto|shm|linear|binomial", "auto",
+         "Gather and gatherv algorithm. auto: shm where it can run, else binomial tree for "
+         "equal blocks of up to 4 KiB on more than 2 ranks, else linear (every rank sends to "
+         "the root, which receives up to 32 blocks at once). A vector form always runs "
+         "linear. shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
+         algorithm({{"shm", Algorithm::shm},
+                    {"linear", Algorithm::linear},
+                    {"binomial", Algorithm::binomial}},
                    &CollectiveAlgorithms::gather)},
-        {"SI_COLL_SCATTER", "auto|linear|binomial", "auto",
-         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.", "coll",
-         algorithm({{"linear", Algorithm::linear}, {"binomial", Algorithm::binomial}},
+        {"SI_COLL_SCATTER", "auto|shm|linear|binomial", "auto",
+         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.",
+         "coll",
+         algorithm({{"shm", Algorithm::shm},
+                    {"linear", Algorithm::linear},
+                    {"binomial", Algorithm::binomial}},
                    &CollectiveAlgorithms::scatter)},
-        {"SI_COLL_ALLGATHER", "auto|ring|recursive_doubling", "auto",
-         "Allgather and allgatherv algorithm. auto: recursive_doubling when the ranks are a "
-         "power of two and the whole result is below 64 KiB, else ring. recursive_doubling "
-         "on another number of ranks runs ring.",
+        {"SI_COLL_ALLGATHER", "auto|shm|ring|recursive_doubling", "auto",
+         "Allgather and allgatherv algorithm. auto: shm where it can run, else "
+         "recursive_doubling when the ranks are a power of two and the whole result is below "
+         "64 KiB, else ring. recursive_doubling on another number of ranks runs ring. "
+         "shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm(
-             {{"ring", Algorithm::ring}, {"recursive_doubling", Algorithm::recursive_doubling}},
-             &CollectiveAlgorithms::allgather)},
-        {"SI_COLL_ALLTOALL", "auto|pairwise|linear|bruck", "auto",
-         "Alltoall(v,w) algorithm. auto: bruck for equal blocks of up to 256 bytes on more "
-         "than 2 ranks (ceil(log2 n) rounds of combined blocks), else pairwise (n - 1 "
-         "exchanges); linear: every send and receive at once. bruck runs for equal blocks "
-         "only (not in place, not the v and w forms).",
+         algorithm({{"shm", Algorithm::shm},
+                    {"ring", Algorithm::ring},
+                    {"recursive_doubling", Algorithm::recursive_doubling}},
+                   &CollectiveAlgorithms::allgather)},
+        {"SI_COLL_ALLTOALL", "auto|shm|pairwise|linear|bruck", "auto",
+         "Alltoall(v,w) algorithm. auto: shm where it can run, else bruck for equal blocks "
+         "of up to 256 bytes on more than 2 ranks (ceil(log2 n) rounds of combined blocks), "
+         "else pairwise (n - 1 exchanges); linear: every send and receive at once. bruck "
+         "runs for equal blocks only (not in place, not the v and w forms); shm for equal "
+         "blocks. shm: see SI_COLL_BARRIER.",
          "coll",
-         algorithm({{"pairwise", Algorithm::pairwise},
+         algorithm({{"shm", Algorithm::shm},
+                    {"pairwise", Algorithm::pairwise},
                     {"linear", Algorithm::linear},
                     {"bruck", Algorithm::bruck}},
                    &CollectiveAlgorithms::alltoall)},

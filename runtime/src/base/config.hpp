@@ -38,6 +38,7 @@ enum class Algorithm : unsigned char {
     reduce_bcast,
     reduce_scatter_allgather,
     reduce_scatter,
+    shm,  // the node's shared memory (coll/node_collectives.hpp)
 };
 struct CollectiveAlgorithms {
     Algorithm barrier = Algorithm::automatic;

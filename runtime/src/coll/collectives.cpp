@@ -10,11 +10,11 @@
 
 namespace si::coll {
 
-std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes) {
-    std::vector<Block> blocks(static_cast<std::size_t>(n));
+BlockList regular_blocks(const void* base, int n, std::size_t bytes) {
+    BlockList blocks;
     auto* at = static_cast<std::byte*>(const_cast<void*>(base));
-    for (Block& b : blocks) {
-        b = Block{at, bytes};
+    for (int i = 0; i < n; ++i) {
+        blocks.push_back(Block{at, bytes});
         if (at != nullptr) at += bytes;
     }
     return blocks;
@@ -55,10 +55,11 @@ void add_barrier_linear(Schedule& s) {
 }  // namespace
 
 void add_barrier(Schedule& s) {
-    if (barrier_algorithm(s.algorithms()) == Algorithm::linear)
-        add_barrier_linear(s);
-    else
-        add_barrier_dissemination(s);
+    switch (barrier_algorithm(s.algorithms(), s.node_cell_bytes())) {
+        case Algorithm::shm: s.run_on_node(NodeCall{.kind = NodeCall::Kind::barrier}); break;
+        case Algorithm::linear: add_barrier_linear(s); break;
+        default: add_barrier_dissemination(s); break;
+    }
 }
 
 int barrier(const Context& ctx) {
@@ -132,7 +133,15 @@ void add_bcast_scatter_allgather(Schedule& s, void* buffer, std::size_t bytes, i
 
 void add_bcast(Schedule& s, void* buffer, std::size_t bytes, int root) {
     if (s.size() == 1) return;
-    switch (bcast_algorithm(s.algorithms(), bytes, s.size())) {
+    switch (bcast_algorithm(s.algorithms(), bytes, s.size(), s.node_cell_bytes())) {
+        case Algorithm::shm:
+            s.run_on_node(NodeCall{.kind = NodeCall::Kind::bcast,
+                                   .root = root,
+                                   .send = buffer,
+                                   .send_bytes = bytes,
+                                   .recv = buffer,
+                                   .recv_bytes = bytes});
+            break;
         case Algorithm::linear: add_bcast_linear(s, buffer, bytes, root); break;
         case Algorithm::scatter_allgather: add_bcast_scatter_allgather(s, buffer, bytes, root); break;
         default: add_bcast_binomial(s, buffer, bytes, root); break;
@@ -278,10 +287,17 @@ void add_gather(Schedule& s, const void* send, std::size_t send_bytes, Blocks re
                 bool equal) {
     const int r = s.rank();
     const std::size_t block = r == root ? recv[r].bytes : send_bytes;
-    if (gather_algorithm(s.algorithms().gather, equal, block, s.size()) == Algorithm::binomial)
-        add_gather_binomial(s, send, block, recv, root);
-    else
-        add_gather_linear(s, send, send_bytes, recv, root);
+    switch (gather_algorithm(s.algorithms().gather, equal, block, s.size(), s.node_cell_bytes())) {
+        case Algorithm::shm:
+            s.run_on_node(NodeCall{.kind = NodeCall::Kind::gather,
+                                   .root = root,
+                                   .send = send,
+                                   .send_bytes = send_bytes,
+                                   .recv_blocks = recv});
+            break;
+        case Algorithm::binomial: add_gather_binomial(s, send, block, recv, root); break;
+        default: add_gather_linear(s, send, send_bytes, recv, root); break;
+    }
 }
 
 int gather(const Context& ctx, const void* send, std::size_t send_bytes, Blocks recv, int root) {
@@ -294,10 +310,18 @@ void add_scatter(Schedule& s, Blocks send, void* recv, std::size_t recv_bytes, i
                  bool equal) {
     const int r = s.rank();
     const std::size_t block = r == root ? send[r].bytes : recv_bytes;
-    if (gather_algorithm(s.algorithms().scatter, equal, block, s.size()) == Algorithm::binomial)
-        add_scatter_binomial(s, send, recv, block, root);
-    else
-        add_scatter_linear(s, send, recv, recv_bytes, root);
+    switch (gather_algorithm(s.algorithms().scatter, equal, block, s.size(), s.node_cell_bytes(),
+                             s.size())) {
+        case Algorithm::shm:
+            s.run_on_node(NodeCall{.kind = NodeCall::Kind::scatter,
+                                   .root = root,
+                                   .recv = recv,
+                                   .recv_bytes = recv_bytes,
+                                   .send_blocks = send});
+            break;
+        case Algorithm::binomial: add_scatter_binomial(s, send, recv, block, root); break;
+        default: add_scatter_linear(s, send, recv, recv_bytes, root); break;
+    }
 }
 
 int scatter(const Context& ctx, Blocks send, void* recv, std::size_t recv_bytes, int root) {
@@ -346,13 +370,26 @@ void add_allgather_recursive_doubling(Schedule& s, Blocks recv) {
 
 void add_allgather(Schedule& s, const void* send, std::size_t send_bytes, Blocks recv) {
     const int r = s.rank();
+    std::size_t total = 0;
+    std::size_t largest = 0;
+    for (const Block& b : recv) {
+        total += b.bytes;
+        largest = std::max(largest, b.bytes);
+    }
+    const Algorithm algorithm =
+        allgather_algorithm(s.algorithms(), total, s.size(), s.node_cell_bytes(), largest);
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{.kind = NodeCall::Kind::allgather,
+                               .send = send,
+                               .send_bytes = send_bytes,
+                               .recv_blocks = recv});
+        return;
+    }
     if (send != MPI_IN_PLACE) {
         s.copy(recv[r].data, recv[r].bytes, send, send_bytes);
         s.next_round();
     }
-    std::size_t total = 0;
-    for (const Block& b : recv) total += b.bytes;
-    if (allgather_algorithm(s.algorithms(), total, s.size()) == Algorithm::recursive_doubling)
+    if (algorithm == Algorithm::recursive_doubling)
         add_allgather_recursive_doubling(s, recv);
     else
         add_allgather_ring(s, recv);
@@ -449,8 +486,13 @@ void add_alltoall_bruck(Schedule& s, Blocks send, Blocks recv) {
 void add_alltoall(Schedule& s, Blocks send, Blocks recv, bool equal) {
     const int r = s.rank();
     const bool in_place = send.empty();
-    const Algorithm algorithm =
-        alltoall_algorithm(s.algorithms(), equal && !in_place, recv[r].bytes, s.size());
+    const Algorithm algorithm = alltoall_algorithm(s.algorithms(), equal, in_place, recv[r].bytes,
+                                                   s.size(), s.node_cell_bytes());
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{
+            .kind = NodeCall::Kind::alltoall, .send_blocks = send, .recv_blocks = recv});
+        return;
+    }
     if (algorithm == Algorithm::bruck) {
         add_alltoall_bruck(s, send, recv);
         return;

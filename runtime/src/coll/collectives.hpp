@@ -41,11 +41,14 @@
 #include <vector>
 
 #include "base/config.hpp"
+#include "base/inline_vector.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "p2p/engine.hpp"
 
 namespace si::coll {
+
+class NodeCollectives;
 
 struct Context {
     p2p::Engine& engine;
@@ -66,6 +69,10 @@ struct Context {
     std::optional<std::uint16_t> send_context = std::nullopt;
     // SI_COLL_<NAME>: the algorithm each collective runs (select.hpp).
     config::CollectiveAlgorithms algorithms = {};
+    // The shared-memory collectives of a communicator whose ranks share a
+    // node (node_collectives.hpp), for the blocking calls of the program
+    // only: every rank must make the same calls with it, in the same order.
+    NodeCollectives* node = nullptr;
 };
 
 // The collectives' own tags stay below this; tag bases are multiples of it.
@@ -84,8 +91,13 @@ struct Block {
 };
 using Blocks = std::span<const Block>;
 
+// The blocks of one call, inside the object for up to kInlineBlocks ranks,
+// so that a blocking call on a small communicator allocates none.
+inline constexpr std::size_t kInlineBlocks = 16;
+using BlockList = InlineVector<Block, kInlineBlocks>;
+
 // n blocks of `bytes` each, back to back from `base`.
-std::vector<Block> regular_blocks(const void* base, int n, std::size_t bytes);
+BlockList regular_blocks(const void* base, int n, std::size_t bytes);
 
 [[nodiscard]] int barrier(const Context& ctx);
 

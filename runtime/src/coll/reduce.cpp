@@ -16,7 +16,8 @@ namespace si::coll {
 
 namespace {
 
-// The schedule's copies of the datatype and operator (Schedule::keep_reduction).
+// The datatype and operator of the call, which the schedule refers to
+// (Schedule::keep_reduction).
 struct Reduction {
     const datatype::Type& type;
     const datatype::Op& op;
@@ -24,8 +25,11 @@ struct Reduction {
 
 Reduction keep_reduction(Schedule& s, const datatype::Type& type, const datatype::Op& op) {
     s.keep_reduction(type, op);
-    return Reduction{s.reduction_type(), s.reduction_op()};
+    return Reduction{type, op};
 }
+
+// Per-rank lists built with the schedule: inline up to this many ranks.
+constexpr std::size_t kInlineRanks = 16;
 
 // Binomial tree over ranks renumbered so that tree_root is 0. Rank v receives
 // the partial results of its children v + 1, v + 2, v + 4, ... (each covering
@@ -50,7 +54,7 @@ void add_reduce_tree(Schedule& s, const void* send, void* recv, std::size_t coun
     const int v = (r - tree_root + n) % n;
     auto real = [n, tree_root](int vrank) { return (vrank + tree_root) % n; };
 
-    std::vector<std::byte*> partials;
+    InlineVector<std::byte*, kInlineRanks> partials;
     int mask = 1;
     for (; mask < n && (v & mask) == 0; mask <<= 1) {
         if (v + mask >= n) continue;
@@ -91,7 +95,8 @@ void add_reduce_linear(Schedule& s, const void* send, void* recv, std::size_t co
         s.next_round();
         return;
     }
-    std::vector<const void*> inputs(static_cast<std::size_t>(n), input);
+    InlineVector<const void*, kInlineRanks> inputs;
+    for (int i = 0; i < n; ++i) inputs.push_back(input);
     for (int i = 0; i < n; ++i) {
         if (i == root) continue;
         std::byte* incoming = s.scratch(bytes);
@@ -198,8 +203,20 @@ std::vector<std::size_t> even_blocks(std::size_t count, int n) {
 
 void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
                 const datatype::Type& type, const datatype::Op& op, int root) {
+    const Algorithm algorithm =
+        reduce_algorithm(s.algorithms(), type.bytes(count), s.node_cell_bytes());
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{.kind = NodeCall::Kind::reduce,
+                               .root = root,
+                               .send = send,
+                               .recv = recv,
+                               .count = count,
+                               .type = &type,
+                               .op = &op});
+        return;
+    }
     const Reduction red = keep_reduction(s, type, op);
-    if (reduce_algorithm(s.algorithms()) == Algorithm::linear && s.size() > 1)
+    if (algorithm == Algorithm::linear && s.size() > 1)
         add_reduce_linear(s, send, recv, count, red, root);
     else
         add_reduce_tree(s, send, recv, count, red, root);
@@ -214,10 +231,20 @@ void add_reduce(Schedule& s, const void* send, void* recv, std::size_t count,
 // rank reduces and sends only its share.
 void add_allreduce(Schedule& s, const void* send, void* recv, std::size_t count,
                    const datatype::Type& type, const datatype::Op& op) {
-    const Reduction red = keep_reduction(s, type, op);
     const int n = s.size();
     const std::size_t bytes = type.bytes(count);
-    const Algorithm algorithm = allreduce_algorithm(s.algorithms(), count, bytes, n, op.commutative);
+    const Algorithm algorithm =
+        allreduce_algorithm(s.algorithms(), count, bytes, n, op.commutative, s.node_cell_bytes());
+    if (algorithm == Algorithm::shm) {
+        s.run_on_node(NodeCall{.kind = NodeCall::Kind::allreduce,
+                               .send = send,
+                               .recv = recv,
+                               .count = count,
+                               .type = &type,
+                               .op = &op});
+        return;
+    }
+    const Reduction red = keep_reduction(s, type, op);
     if (algorithm == Algorithm::recursive_doubling) {
         add_allreduce_recursive_doubling(s, send, recv, count, red);
         return;

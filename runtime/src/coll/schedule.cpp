@@ -13,81 +13,85 @@ Schedule::Peers Schedule::peers_of(const Context& ctx, Tag tag) {
     return peers;
 }
 
+// Every rank of a communicator makes the schedule of its blocking
+// collectives in the same order, which NodeCollectives::prepare counts.
 Schedule::Schedule(const Context& ctx, Tag tag)
     : engine_(ctx.engine),
+      node_(ctx.node != nullptr && ctx.node->prepare(ctx) ? ctx.node : nullptr),
       groups_{peers_of(ctx, tag), Peers{}},
       detail_(ctx.detail),
-      algorithms_(ctx.algorithms) {
-    steps_.reserve(8);  // a barrier or a broadcast on up to 16 ranks
-}
+      algorithms_(ctx.algorithms) {}
 
 Schedule::Schedule(const InterContext& ctx, Tag tag)
     : engine_(ctx.local.engine),
       groups_{peers_of(ctx.local, tag), peers_of(ctx.remote, tag)},
       inter_(true),
       detail_(ctx.local.detail),
-      algorithms_(ctx.local.algorithms) {
-    steps_.reserve(8);
-}
+      algorithms_(ctx.local.algorithms) {}
 
 void Schedule::address(Group group) {
     addressed_ = inter_ ? static_cast<std::size_t>(group) : 0;
 }
 
+Schedule::Step& Schedule::add(Step::Kind kind) {
+    Step& step = steps_.emplace_back();
+    step.kind = kind;
+    return step;
+}
+
+Schedule::Owned& Schedule::owned() {
+    if (!owned_) owned_ = std::make_unique<Owned>();
+    return *owned_;
+}
+
 void Schedule::send(const void* data, std::size_t bytes, int peer, int label) {
-    Step step(Step::Kind::send);
+    Step& step = add(Step::Kind::send);
     step.data = const_cast<void*>(data);
     step.bytes = bytes;
     step.peer = peer;
     step.label = label;
     step.group = static_cast<Group>(addressed_);
-    steps_.push_back(std::move(step));
 }
 
 void Schedule::recv(void* data, std::size_t bytes, int peer, int label) {
-    Step step(Step::Kind::recv);
+    Step& step = add(Step::Kind::recv);
     step.data = data;
     step.bytes = bytes;
     step.peer = peer;
     step.label = label;
     step.group = static_cast<Group>(addressed_);
-    steps_.push_back(std::move(step));
 }
 
 void Schedule::local(std::function<void()> run) {
-    Step step(Step::Kind::local);
-    step.run = std::move(run);
-    steps_.push_back(std::move(step));
+    std::vector<std::function<void()>>& functions = owned().functions;
+    functions.push_back(std::move(run));
+    add(Step::Kind::local).bytes = functions.size() - 1;
+}
+
+void Schedule::keep(std::shared_ptr<const void> kept) {
+    owned().kept.push_back(std::move(kept));
 }
 
 void Schedule::local_copy(void* to, const void* from, std::size_t bytes) {
-    Step step(Step::Kind::copy);
+    Step& step = add(Step::Kind::copy);
     step.data = to;
     step.from = from;
     step.bytes = bytes;
-    steps_.push_back(std::move(step));
 }
 
 void Schedule::copy(void* to, std::size_t capacity, const void* from, std::size_t bytes) {
-    Step step(Step::Kind::checked_copy);
+    Step& step = add(Step::Kind::checked_copy);
     step.data = to;
     step.capacity = capacity;
     step.from = from;
     step.bytes = bytes;
-    steps_.push_back(std::move(step));
 }
 
 void Schedule::combine(const void* in, void* inout, std::size_t count) {
-    Step step(Step::Kind::combine);
+    Step& step = add(Step::Kind::combine);
     step.data = inout;
     step.from = in;
     step.bytes = count;
-    steps_.push_back(std::move(step));
-}
-
-void Schedule::keep_reduction(const datatype::Type& type, const datatype::Op& op) {
-    reduction_type_ = type;
-    reduction_op_ = op;
 }
 
 void Schedule::run_local(Step& step) {
@@ -103,7 +107,7 @@ void Schedule::run_local(Step& step) {
         case Step::Kind::combine:
             datatype::apply(*reduction_op_, *reduction_type_, step.from, step.data, step.bytes);
             break;
-        default: step.run(); break;
+        default: owned_->functions[step.bytes](); break;
     }
 }
 
@@ -118,8 +122,7 @@ std::byte* Schedule::scratch(std::size_t bytes) {
         inline_used_ += rounded;
         return at;
     }
-    scratch_.push_back(ScratchPool::take(bytes));
-    return scratch_.back().get();
+    return scratch_.emplace_back(ScratchPool::take(bytes)).get();
 }
 
 void Schedule::fail(int error, std::string what) {
@@ -129,6 +132,7 @@ void Schedule::fail(int error, std::string what) {
 }
 
 int Schedule::run() {
+    if (node_call_) return coll::run_on_node(*node_, engine_, *node_call_, detail_);
     next_round();  // closes the last round
     // The caller progresses its receives itself, as MPI_Recv's: no helper
     // need watch them (p2p::Engine::irecv).
@@ -139,12 +143,18 @@ int Schedule::run() {
 
 void Schedule::detach() {
     next_round();
+    if (detached_) return;
+    detached_ = true;
     // Nobody waits for the description, and the communicator may go first.
     detail_ = nullptr;
-    for (Peers& peers : groups_) {
-        peers.world_of.assign(peers.comm.world_of.begin(), peers.comm.world_of.end());
-        peers.comm.world_of = peers.world_of;
+    Owned& own = owned();
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        p2p::CommRef& comm = groups_[g].comm;
+        own.world_of[g].assign(comm.world_of.begin(), comm.world_of.end());
+        comm.world_of = own.world_of[g];
     }
+    if (reduction_type_ != nullptr) reduction_type_ = &own.type.emplace(*reduction_type_);
+    if (reduction_op_ != nullptr) reduction_op_ = &own.op.emplace(*reduction_op_);
 }
 
 p2p::Request* Schedule::start(std::unique_ptr<Schedule> schedule) {

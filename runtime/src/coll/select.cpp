@@ -20,26 +20,49 @@ bool power_of_two(int n) {
     return n > 0 && (n & (n - 1)) == 0;
 }
 
-}  // namespace
-
-Algorithm barrier_algorithm(const config::CollectiveAlgorithms& chosen) {
-    return chosen.barrier == Algorithm::linear ? Algorithm::linear : Algorithm::dissemination;
+// Whether `chosen` lets the call run on the node's shared area, which has
+// cells of `cell_bytes` (0: none), for `needed` bytes in a cell. Otherwise
+// shm means auto. Every call that can run there is as fast there on the few
+// ranks of a node up to a cell's size (README, "Collectives").
+bool on_node(Algorithm& chosen, std::size_t cell_bytes, std::size_t needed) {
+    if ((chosen == Algorithm::automatic || chosen == Algorithm::shm) && cell_bytes > 0 &&
+        needed <= cell_bytes)
+        return true;
+    if (chosen == Algorithm::shm) chosen = Algorithm::automatic;
+    return false;
 }
 
-Algorithm bcast_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n) {
-    if (chosen.bcast != Algorithm::automatic) return chosen.bcast;
+}  // namespace
+
+Algorithm barrier_algorithm(const config::CollectiveAlgorithms& chosen,
+                            std::size_t node_cell_bytes) {
+    Algorithm a = chosen.barrier;
+    if (on_node(a, node_cell_bytes, 0)) return Algorithm::shm;
+    return a == Algorithm::linear ? Algorithm::linear : Algorithm::dissemination;
+}
+
+Algorithm bcast_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes, int n,
+                          std::size_t node_cell_bytes) {
+    Algorithm a = chosen.bcast;
+    if (on_node(a, node_cell_bytes, bytes)) return Algorithm::shm;
+    if (a != Algorithm::automatic) return a;
     return bytes >= kLargeBcastBytes && n >= 4 ? Algorithm::scatter_allgather
                                                : Algorithm::binomial;
 }
 
-Algorithm reduce_algorithm(const config::CollectiveAlgorithms& chosen) {
-    return chosen.reduce == Algorithm::linear ? Algorithm::linear : Algorithm::binomial;
+Algorithm reduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t bytes,
+                           std::size_t node_cell_bytes) {
+    Algorithm a = chosen.reduce;
+    if (on_node(a, node_cell_bytes, bytes)) return Algorithm::shm;
+    return a == Algorithm::linear ? Algorithm::linear : Algorithm::binomial;
 }
 
 Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t count,
-                              std::size_t bytes, int n, bool commutative) {
+                              std::size_t bytes, int n, bool commutative,
+                              std::size_t node_cell_bytes) {
     if (n == 1) return Algorithm::reduce_bcast;  // a copy
     Algorithm a = chosen.allreduce;
+    if (on_node(a, node_cell_bytes, bytes)) return Algorithm::shm;
     if (a == Algorithm::automatic) {
         if (bytes < kSpreadBytes)
             a = Algorithm::recursive_doubling;
@@ -53,15 +76,21 @@ Algorithm allreduce_algorithm(const config::CollectiveAlgorithms& chosen, std::s
     return a;
 }
 
-Algorithm gather_algorithm(Algorithm chosen, bool equal, std::size_t block_bytes, int n) {
+Algorithm gather_algorithm(Algorithm chosen, bool equal, std::size_t block_bytes, int n,
+                           std::size_t node_cell_bytes, int per_cell) {
+    // Blocks of several sizes have no place in a cell a reader can find.
+    const std::size_t cell = equal ? node_cell_bytes : 0;
+    if (on_node(chosen, cell, block_bytes * static_cast<std::size_t>(per_cell)))
+        return Algorithm::shm;
     if (!equal) return Algorithm::linear;
     if (chosen != Algorithm::automatic) return chosen;
     return block_bytes <= kTreeBlockBytes && n > 2 ? Algorithm::binomial : Algorithm::linear;
 }
 
 Algorithm allgather_algorithm(const config::CollectiveAlgorithms& chosen, std::size_t total_bytes,
-                              int n) {
+                              int n, std::size_t node_cell_bytes, std::size_t largest_block) {
     Algorithm a = chosen.allgather;
+    if (on_node(a, node_cell_bytes, largest_block)) return Algorithm::shm;
     if (a == Algorithm::automatic)
         a = total_bytes < kSpreadBytes ? Algorithm::recursive_doubling : Algorithm::ring;
     if (a == Algorithm::recursive_doubling && !power_of_two(n)) a = Algorithm::ring;
@@ -69,12 +98,16 @@ Algorithm allgather_algorithm(const config::CollectiveAlgorithms& chosen, std::s
 }
 
 Algorithm alltoall_algorithm(const config::CollectiveAlgorithms& chosen, bool equal,
-                             std::size_t block_bytes, int n) {
+                             bool in_place, std::size_t block_bytes, int n,
+                             std::size_t node_cell_bytes) {
     Algorithm a = chosen.alltoall;
+    const std::size_t cell = equal ? node_cell_bytes : 0;
+    if (on_node(a, cell, block_bytes * static_cast<std::size_t>(n))) return Algorithm::shm;
+    const bool bruck_fits = equal && !in_place;
     if (a == Algorithm::automatic)
-        a = equal && block_bytes <= kBruckBlockBytes && n > 2 ? Algorithm::bruck
-                                                               : Algorithm::pairwise;
-    if (a == Algorithm::bruck && !equal) a = Algorithm::pairwise;
+        a = bruck_fits && block_bytes <= kBruckBlockBytes && n > 2 ? Algorithm::bruck
+                                                                    : Algorithm::pairwise;
+    if (a == Algorithm::bruck && !bruck_fits) a = Algorithm::pairwise;
     return a;
 }
 

@@ -352,6 +352,14 @@ class Engine final : private transport::Events {
     // Lets wait() sleep on `doorbell`, which every transport rings when it
     // delivers a message to this rank (see transport.hpp).
     void set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend);
+    // Whether a blocked call may sleep on the doorbell even while the host
+    // has a CPU for each of its ranks' threads: false when it never sleeps
+    // (no doorbell, Options::wait_spin negative) or polls as long as CPUs
+    // suffice (Options::spare_cpus). Decided at MPI_Init from what every
+    // rank of the host sees alike.
+    bool sleeps_with_cpus_to_spare() const {
+        return doorbell_ != nullptr && options_.wait_spin.count() >= 0 && options_.spare_cpus < 0;
+    }
     const Stats& stats() const { return stats_; }
     std::size_t active_requests();
 

@@ -59,6 +59,9 @@ struct Stats {
     // elsewhere).
     std::uint64_t collective_rounds = 0;
     std::uint64_t collective_rounds_in_background = 0;
+    // Blocking collectives run through the node's shared memory
+    // (coll/node_collectives.hpp) instead of messages.
+    std::uint64_t collectives_on_node = 0;
     // Rendezvous receives: from the RTS leaving the sender to the RDMA Read
     // being issued (same-host peers only, where both read one clock).
     std::uint64_t rts_to_read_count = 0;
