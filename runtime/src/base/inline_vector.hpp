@@ -61,9 +61,8 @@ class InlineVector {
     template <typename... Args>
     T& emplace_back(Args&&... args) {
         if (size_ == capacity_) grow();
-        T* slot = ::new (static_cast<void*>(data_ + size_)) T(std::forward<Args>(args)...);
-        ++size_;
-        return *slot;
+        std::construct_at(data_ + size_, std::forward<Args>(args)...);
+        return data_[size_++];
     }
     void push_back(T value) { emplace_back(std::move(value)); }
     template <std::input_iterator Iterator>

@@ -1,6 +1,7 @@
 #include "coll/node_area.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <new>
 
 namespace si::coll {
@@ -38,7 +39,7 @@ std::size_t NodeArea::bytes_for(int ranks) {
 }
 
 void NodeArea::format(void* memory, int ranks) {
-    auto* header = ::new (memory) Header{};
+    Header* header = std::construct_at(static_cast<Header*>(memory));
     header->magic = kMagic;
     header->ranks = static_cast<std::uint64_t>(ranks);
     header->cell_bytes = cell_bytes_for(ranks);
