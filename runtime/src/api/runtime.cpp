@@ -211,6 +211,7 @@ void Runtime::bring_up() {
     auto shm_transport = std::make_unique<transport::shm::ShmTransport>(
         std::move(shm_segment), region, locality, layout);
     if (settings.progress == config::ProgressMode::smart) shm_transport->publish_tuples();
+    shm_transport->split_reads_from(settings.shm_split_read_bytes);
     if (settings.progress == config::ProgressMode::interrupt) {
         shm_transport->ring_interrupt_threads();
         if (verbs_transport != nullptr) verbs_transport->also_ring(block.interrupt_word);

@@ -270,6 +270,23 @@ const std::vector<Knob>& table() {
              out.shm_ring_bytes = *value;
              return std::nullopt;
          }},
+        {"SI_SHM_SPLIT_READ_BYTES", "off|bytes (k/m suffix)", "128k",
+         "A rendezvous read on shared memory of at least this many bytes is offered to the "
+         "sending rank in chunks, which it copies too whenever a progress pass meets the "
+         "offer (it waits for the send, say), so that both cores copy; smaller reads, and "
+         "every read with off, are one copy by the reader. At least 64k.",
+         "transport/shm",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             if (text == "off") {
+                 out.shm_split_read_bytes = 0;
+                 return std::nullopt;
+             }
+             auto value = parse_bytes(text);
+             if (!value || *value < (std::size_t{64} << 10))
+                 return "expected off or a byte count of at least 64k, for example 128k";
+             out.shm_split_read_bytes = *value;
+             return std::nullopt;
+         }},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "

@@ -64,6 +64,7 @@ struct Settings {
     // of each pair's ring in the shared-memory transport.
     int shm_cells = 32;
     std::size_t shm_ring_bytes = std::size_t{128} * 1024;
+    std::size_t shm_split_read_bytes = std::size_t{128} * 1024;  // 0: never split
     // Receives the verbs transport pre-posts per peer (the peer's credits).
     int verbs_credits = 32;
     // SmartInterrupts: helper processes per node, how they wake interrupt

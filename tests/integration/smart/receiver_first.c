@@ -99,11 +99,14 @@ static int check_receiver_counters(int nranks, const int* notes) {
     }
     if (progress_mode("pef")) {
         // The data came through a turn of the watchdog; with "stays" the
-        // watchdog (SI_PEF_MAX_TURNS=1) gave up before the RTS came. Unless
-        // the handler reads on shared memory (SI_PEF_SHARED_MEMORY=copy), no
-        // turn comes at all for a receive from a rank of the host.
+        // watchdog (SI_PEF_MAX_TURNS=1) gave up before the RTS came. A pair
+        // on shared memory gets no turn at all, unless the handler reads
+        // there too (SI_PEF_SHARED_MEMORY=copy); SI_TRANSPORT=verbs puts
+        // every pair on the NIC, whose reads move data on their own.
         const char* shared = getenv("SI_PEF_SHARED_MEMORY");
-        const int copies = shared != NULL && strcmp(shared, "copy") == 0;
+        const char* transport = getenv("SI_TRANSPORT");
+        const int copies = (shared != NULL && strcmp(shared, "copy") == 0) ||
+                           (transport != NULL && strcmp(transport, "verbs") == 0);
         for (int r = 1; r < nranks - (nranks % 2); r += 2) {
             if (!copies) {
                 const long long signals = stats_counter(r, "pef_signals");

@@ -55,6 +55,15 @@ TEST(Config, BadValueNamesVariableAndValidChoices) {
     EXPECT_THROW(load(from({{"SI_NODE_SIZE", "0"}})), Error);
 }
 
+TEST(Config, SplitReadThresholdTakesOffOrBytesFrom64k) {
+    EXPECT_EQ(load(from({})).shm_split_read_bytes, std::size_t{128} << 10);
+    EXPECT_EQ(load(from({{"SI_SHM_SPLIT_READ_BYTES", "off"}})).shm_split_read_bytes, 0u);
+    EXPECT_EQ(load(from({{"SI_SHM_SPLIT_READ_BYTES", "1m"}})).shm_split_read_bytes,
+              std::size_t{1} << 20);
+    EXPECT_THROW(load(from({{"SI_SHM_SPLIT_READ_BYTES", "4k"}})), Error);
+    EXPECT_THROW(load(from({{"SI_SHM_SPLIT_READ_BYTES", "0"}})), Error);
+}
+
 TEST(Config, UnknownVariableGetsNearMatch) {
     auto warnings = unknown_variable_warnings({"SI_PROGRES", "SI_PROGRESS", "PATH", "SI_ZZZZZZZZZZ"});
     ASSERT_EQ(warnings.size(), 2u);

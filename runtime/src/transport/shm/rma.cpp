@@ -37,7 +37,7 @@ Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteK
     const int owner = locality_.local_index_of[peer];
     const pid_t pid = pid_of_[owner];
     const int err =
-        bytes >= kSplitReadFrom && owner != me_
+        split_reads_from_ != 0 && bytes >= split_reads_from_ && owner != me_
             ? split_read(owner, static_cast<std::byte*>(local), bytes, remote.address)
             : cross_memory::read(pid, static_cast<std::byte*>(local), bytes, remote.address);
     if (err == 0) return Result::done;

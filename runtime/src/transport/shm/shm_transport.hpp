@@ -90,6 +90,11 @@ public:
     // call it, or none: it decides which ICB slots are in use.
     void publish_tuples() { record_limit_ = static_cast<std::uint64_t>(layout_.cells); }
 
+    // This rank's reads of at least `bytes` are offered to the data's owner
+    // (split_read.hpp); 0: never (SI_SHM_SPLIT_READ_BYTES). A per-rank choice:
+    // an owner helps whatever offer it meets.
+    void split_reads_from(std::size_t bytes) { split_reads_from_ = bytes; }
+
     // Publishes this process's probe word so peers can test cross-memory attach.
     static void publish_probe(node::RankBlock& block);
 
@@ -105,7 +110,7 @@ private:
     RingView ring(int receiver, int sender) const;
     void check_cross_memory_attach() const;
     int take_arrivals(Events& events);
-    // A read of `bytes` at least kSplitReadFrom from local rank `owner`,
+    // A read of `bytes` at least split_reads_from_ from local rank `owner`,
     // shared with it when it helps (split_read.hpp): 0 or an errno value.
     int split_read(int owner, std::byte* local, std::size_t bytes, std::uint64_t remote);
     // The owner's side: chunks of peers' offers naming this rank.
@@ -133,6 +138,7 @@ private:
     std::unique_ptr<wake::Backend> doorbell_backend_;
     bool ring_interrupt_threads_ = false;
     std::uint64_t record_limit_ = kNoRecordLimit;  // publish_tuples()
+    std::size_t split_reads_from_ = kSplitReadFrom;  // 0: never
     std::span<ReadOffer> offers_;                  // by reader's local index
     std::span<OwnerLine> owners_;                  // by owner's local index
     std::uint64_t read_generation_ = 0;

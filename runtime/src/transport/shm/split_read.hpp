@@ -69,8 +69,9 @@ constexpr std::uint64_t generation_of(std::uint64_t claim) {
     return claim >> 32;
 }
 
-// Reads smaller than this are copied by the reader alone: below it, a copy
-// takes little longer than the offer's round trip of cache lines.
+// Reads smaller than this (SI_SHM_SPLIT_READ_BYTES' default) are copied by
+// the reader alone: below it, a copy takes little longer than the offer's
+// round trip of cache lines.
 inline constexpr std::uint64_t kSplitReadFrom = std::uint64_t{128} * 1024;
 // Chunks are at least this large, and a read has at most kMaxChunks of them.
 inline constexpr std::uint64_t kMinChunkBytes = std::uint64_t{64} * 1024;

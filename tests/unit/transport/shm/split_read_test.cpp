@@ -109,6 +109,27 @@ TEST(SplitRead, SmallReadsAreNotOffered) {
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 0u);
 }
 
+// SI_SHM_SPLIT_READ_BYTES: a raised threshold, and 0 (off), keep the read
+// whole even with an owner polling all along.
+TEST(SplitRead, TheThresholdIsTheReadersChoice) {
+    TwoRanks ranks;
+    std::atomic<bool> stop{false};
+    std::thread owner([&] {
+        NoEvents events;
+        while (!stop.load(std::memory_order_relaxed)) ranks.owner().progress(events);
+    });
+    ranks.reader().split_reads_from(std::size_t{2} << 20);
+    read_and_check(ranks, std::size_t{1} << 20, 3);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 0u);
+    read_and_check(ranks, std::size_t{2} << 20, 4);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 1u);
+    ranks.reader().split_reads_from(0);
+    read_and_check(ranks, std::size_t{4} << 20, 5);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 1u);
+    stop.store(true);
+    owner.join();
+}
+
 // The owner progresses in a thread while the reader reads sizes around the
 // chunk boundaries: every byte arrives, and what the owner says it copied is
 // what the reader says it got from it.
