@@ -71,6 +71,22 @@ Apply algorithm(std::initializer_list<std::pair<std::string_view, Algorithm>> na
     };
 }
 
+// A byte count from `low` to `high`, or 0 for `off` when `off_is_zero`;
+// `valid` says what would be accepted.
+Apply bytes_in_range(std::size_t Settings::*field, std::size_t low, std::size_t high,
+                     const char* valid, bool off_is_zero = false) {
+    return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
+        if (off_is_zero && text == "off") {
+            out.*field = 0;
+            return std::nullopt;
+        }
+        auto value = parse_bytes(text);
+        if (!value || *value < low || *value > high) return fmt::format("expected {}", valid);
+        out.*field = *value;
+        return std::nullopt;
+    };
+}
+
 Apply int_in_range(int Settings::*field, long low, long high) {
     return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
         auto value = parse_int(text);
@@ -152,13 +168,8 @@ const std::vector<Knob>& table() {
          "sender's memory until the ghost copies them. Each rank has 128 slots of this "
          "size.",
          "progress",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             auto value = parse_bytes(text);
-             if (!value || *value > (std::size_t{1} << 20))
-                 return "expected a byte count up to 1m, for example 8192 or 8k";
-             out.ghost_threshold = *value;
-             return std::nullopt;
-         }},
+         bytes_in_range(&Settings::ghost_threshold, 0, std::size_t{1} << 20,
+                        "a byte count up to 1m, for example 8192 or 8k")},
         {"SI_GHOST_CELLS", "count", "4096",
          "SI_PROGRESS=ghost: post cells per rank (64 bytes each, rounded up to a power of "
          "two). Operations that wait for a match hold at most three quarters of them until "
@@ -235,13 +246,8 @@ const std::vector<Knob>& table() {
                                  &Settings::transport)},
         {"SI_EAGER_LIMIT", "bytes (k/m suffix)", "16384",
          "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous.", "p2p",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             auto value = parse_bytes(text);
-             if (!value || *value > (std::size_t{64} << 20))
-                 return "expected a byte count up to 64m, for example 16384 or 64k";
-             out.eager_limit = *value;
-             return std::nullopt;
-         }},
+         bytes_in_range(&Settings::eager_limit, 0, std::size_t{64} << 20,
+                        "a byte count up to 64m, for example 16384 or 64k")},
         {"SI_NODE_SIZE", "ranks", "(unset: one node per host)",
          "Groups consecutive ranks into simulated nodes of this many ranks, so that "
          "two-node experiments run on one host.",
@@ -263,30 +269,16 @@ const std::vector<Knob>& table() {
          "plus a 16-byte header, rounded up to 16 bytes (an 8-byte message 32). Raised to "
          "hold two of the largest eager messages (SI_EAGER_LIMIT).",
          "transport/shm",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             auto value = parse_bytes(text);
-             if (!value || *value < 1024 || *value > (std::size_t{1} << 30))
-                 return "expected a byte count from 1k to 1g, for example 131072 or 128k";
-             out.shm_ring_bytes = *value;
-             return std::nullopt;
-         }},
+         bytes_in_range(&Settings::shm_ring_bytes, std::size_t{1} << 10, std::size_t{1} << 30,
+                        "a byte count from 1k to 1g, for example 131072 or 128k")},
         {"SI_SHM_SPLIT_READ_BYTES", "off|bytes (k/m suffix)", "128k",
          "A rendezvous read on shared memory of at least this many bytes is offered to the "
          "sending rank in chunks, which it copies too whenever a progress pass meets the "
          "offer (it waits for the send, say), so that both cores copy; smaller reads, and "
          "every read with off, are one copy by the reader. At least 64k.",
          "transport/shm",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             if (text == "off") {
-                 out.shm_split_read_bytes = 0;
-                 return std::nullopt;
-             }
-             auto value = parse_bytes(text);
-             if (!value || *value < (std::size_t{64} << 10))
-                 return "expected off or a byte count of at least 64k, for example 128k";
-             out.shm_split_read_bytes = *value;
-             return std::nullopt;
-         }},
+         bytes_in_range(&Settings::shm_split_read_bytes, std::size_t{64} << 10, std::size_t{1} << 40,
+                        "off or a byte count of at least 64k, for example 128k", true)},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "
