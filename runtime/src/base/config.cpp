@@ -277,7 +277,8 @@ const std::vector<Knob>& table() {
          "offer (it waits for the send, say), so that both cores copy; smaller reads, and "
          "every read with off, are one copy by the reader. At least 64k.",
          "transport/shm",
-         bytes_in_range(&Settings::shm_split_read_bytes, std::size_t{64} << 10, std::size_t{1} << 40,
+         bytes_in_range(&Settings::shm_split_read_bytes, std::size_t{64} << 10,
+                        std::size_t{1} << 40,
                         "off or a byte count of at least 64k, for example 128k", true)},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
@@ -331,8 +332,8 @@ const std::vector<Knob>& table() {
                     {"binomial", Algorithm::binomial},
                     {"linear", Algorithm::linear}},
                    &CollectiveAlgorithms::reduce)},
-        {"SI_COLL_ALLREDUCE",
-         "auto|shm|reduce_bcast|recursive_doubling|reduce_scatter_allgather", "auto",
+        {"SI_COLL_ALLREDUCE", "auto|shm|reduce_bcast|recursive_doubling|reduce_scatter_allgather",
+         "auto",
          "Allreduce algorithm. auto: shm where it can run, else recursive_doubling below "
          "64 KiB, else reduce_scatter_allgather with a commutative operator (pairwise "
          "reduce-scatter, ring allgather) and reduce_bcast with the others (binomial reduce "
@@ -354,8 +355,7 @@ const std::vector<Knob>& table() {
                     {"binomial", Algorithm::binomial}},
                    &CollectiveAlgorithms::gather)},
         {"SI_COLL_SCATTER", "auto|shm|linear|binomial", "auto",
-         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.",
-         "coll",
+         "Scatter and scatterv algorithm; the mirror image of SI_COLL_GATHER.", "coll",
          algorithm({{"shm", Algorithm::shm},
                     {"linear", Algorithm::linear},
                     {"binomial", Algorithm::binomial}},
@@ -406,11 +406,10 @@ const std::vector<Knob>& table() {
          "per rank and helper at <path>.rank<N> and <path>.helper<N>, written at "
          "MPI_Finalize; sibench draws them. At most 262144 events per process.",
          "base",
-         [](std::string_view text, Settings& out) -> std::
-                                                      optional<std::string> {
-                                                          out.trace = std::string(text);
-                                                          return std::nullopt;
-                                                      }},
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             out.trace = std::string(text);
+             return std::nullopt;
+         }},
     };
     return knobs;
 }
