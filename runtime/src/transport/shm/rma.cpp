@@ -36,10 +36,14 @@ Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteK
                                std::uint64_t) {
     const int owner = locality_.local_index_of[peer];
     const pid_t pid = pid_of_[owner];
+    const bool large = split_reads_from_ != 0 && bytes >= split_reads_from_ && owner != me_;
+    std::atomic<std::uint32_t>& reading = owners_[static_cast<std::size_t>(me_)].reading;
+    if (large) reading.store(1, std::memory_order_relaxed);
     const int err =
-        split_reads_from_ != 0 && bytes >= split_reads_from_ && owner != me_
+        large && owners_[static_cast<std::size_t>(owner)].reading.load(std::memory_order_relaxed) == 0
             ? split_read(owner, static_cast<std::byte*>(local), bytes, remote.address)
             : cross_memory::read(pid, static_cast<std::byte*>(local), bytes, remote.address);
+    if (large) reading.store(0, std::memory_order_relaxed);
     if (err == 0) return Result::done;
     log::error("RDMA Read of {} bytes from rank {} (pid {}) failed: {}.{}", bytes, peer, pid,
                std::strerror(err), cross_memory::refused_hint(err));

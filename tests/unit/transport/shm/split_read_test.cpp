@@ -84,12 +84,15 @@ std::vector<std::byte> pattern(std::size_t bytes, unsigned seed) {
     return data;
 }
 
-// Reads `bytes` of the owner's buffer into a fresh one and checks them.
-void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed) {
+// Reads `bytes` of the owner's buffer into a fresh one and checks them;
+// `from_reader` swaps the roles (the owner reads the reader's buffer).
+void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed, bool from_reader = false) {
     const std::vector<std::byte> source = pattern(bytes, seed);
     std::vector<std::byte> target(bytes, std::byte{0});
-    const Result result = ranks.reader().rdma_read(
-        1, target.data(), bytes, RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
+    ShmTransport& reading = from_reader ? ranks.owner() : ranks.reader();
+    const Result result = reading.rdma_read(
+        from_reader ? 0 : 1, target.data(), bytes,
+        RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
     ASSERT_EQ(result, Result::done);
     ASSERT_EQ(std::memcmp(target.data(), source.data(), bytes), 0)
         << bytes << " bytes, seed " << seed;
@@ -128,6 +131,32 @@ TEST(SplitRead, TheThresholdIsTheReadersChoice) {
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 1u);
     stop.store(true);
     owner.join();
+}
+
+// Two ranks that read from each other at once (osu_bibw): each offers only
+// while the other is not reading itself, helps the other's offers in its
+// passes, and every byte of both directions arrives.
+TEST(SplitRead, RanksReadingFromEachOtherAtOnce) {
+    TwoRanks ranks;
+    std::atomic<bool> stop{false};
+    std::thread second([&] {
+        NoEvents events;
+        for (unsigned seed = 100; !stop.load(std::memory_order_relaxed); ++seed) {
+            ranks.owner().progress(events);
+            read_and_check(ranks, std::size_t{1} << 20, seed, true);
+        }
+    });
+    NoEvents events;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        ranks.reader().progress(events);
+        read_and_check(ranks, (std::size_t{1} << 20) + seed * 4096, seed);
+    }
+    stop.store(true);
+    second.join();
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_bytes_by_owner"),
+              TwoRanks::counter(ranks.owner(), "shm_split_bytes_for_peers"));
+    EXPECT_EQ(TwoRanks::counter(ranks.owner(), "shm_split_bytes_by_owner"),
+              TwoRanks::counter(ranks.reader(), "shm_split_bytes_for_peers"));
 }
 
 // The owner progresses in a thread while the reader reads sizes around the
