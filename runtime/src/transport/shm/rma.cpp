@@ -40,7 +40,8 @@ Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteK
     std::atomic<std::uint32_t>& reading = owners_[static_cast<std::size_t>(me_)].reading;
     if (large) reading.store(1, std::memory_order_relaxed);
     const int err =
-        large && owners_[static_cast<std::size_t>(owner)].reading.load(std::memory_order_relaxed) == 0
+        large && owners_[static_cast<std::size_t>(owner)].reading.load(std::memory_order_relaxed) ==
+                     0
             ? split_read(owner, static_cast<std::byte*>(local), bytes, remote.address)
             : cross_memory::read(pid, static_cast<std::byte*>(local), bytes, remote.address);
     if (large) reading.store(0, std::memory_order_relaxed);

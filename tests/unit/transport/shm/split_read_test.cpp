@@ -90,9 +90,9 @@ void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed, bool from
     const std::vector<std::byte> source = pattern(bytes, seed);
     std::vector<std::byte> target(bytes, std::byte{0});
     ShmTransport& reading = from_reader ? ranks.owner() : ranks.reader();
-    const Result result = reading.rdma_read(
-        from_reader ? 0 : 1, target.data(), bytes,
-        RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
+    const Result result =
+        reading.rdma_read(from_reader ? 0 : 1, target.data(), bytes,
+                          RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0}, 0);
     ASSERT_EQ(result, Result::done);
     ASSERT_EQ(std::memcmp(target.data(), source.data(), bytes), 0)
         << bytes << " bytes, seed " << seed;
