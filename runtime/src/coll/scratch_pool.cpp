@@ -96,14 +96,15 @@ void ScratchPool::Return::operator()(std::byte* buffer) const {
 }
 
 ScratchPool::Buffer ScratchPool::take(std::size_t bytes) {
-    if (bytes < kPooledBytes) {
-        const std::size_t capacity = std::bit_ceil(std::max(bytes, kSmallest));
+    // By capacity, as Return decides: a request just under kPooledBytes
+    // rounds up to it, a class past the thread's cache.
+    const std::size_t capacity = std::bit_ceil(std::max(bytes, kSmallest));
+    if (capacity < kPooledBytes) {
         ThreadCache& cache = t_cache;
         const int c = small_class(capacity);
         if (cache.count[c] > 0) return Buffer(cache.kept[c][--cache.count[c]], Return{capacity});
         return Buffer(allocate(capacity), Return{capacity});
     }
-    const std::size_t capacity = std::bit_ceil(bytes);
     {
         Pool& p = pool();
         std::lock_guard lock(p.mutex);
