@@ -85,11 +85,15 @@ transport::Result Engine::read_streamed(const Request& request, int peer, const 
             sched_yield();
             continue;
         }
+        // Vectored even into a contiguous buffer (one segment): rdma_readv
+        // never splits the copy with the sender (transport/shm/split_read.hpp),
+        // whose core packs meanwhile; its progress thread would only copy
+        // bytes its packing thread had just written.
         const std::uint64_t remote = rts.address + done;
+        const Segment rest{reinterpret_cast<std::uint64_t>(request.buffer) + done, until - done};
         const transport::Result result =
             request.segments.empty()
-                ? transport.rdma_read(peer, static_cast<std::byte*>(request.buffer) + done,
-                                      until - done, transport::RemoteKey{remote, rts.key}, 0)
+                ? read_into(transport, peer, std::span(&rest, 1), 0, remote, until - done)
                 : read_into(transport, peer, request.segments, done, remote, until - done);
         if (result != transport::Result::done) return transport::Result::failed;
         done = until;
