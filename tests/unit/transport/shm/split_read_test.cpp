@@ -98,6 +98,27 @@ void read_and_check(TwoRanks& ranks, std::size_t bytes, unsigned seed, bool from
         << bytes << " bytes, seed " << seed;
 }
 
+// The owner's progress passes, in a thread, for the helper's lifetime.
+class OwnerPolling {
+  public:
+    explicit OwnerPolling(TwoRanks& ranks)
+        : thread_([this, &ranks] {
+              NoEvents events;
+              while (!stop_.load(std::memory_order_relaxed)) ranks.owner().progress(events);
+          }) {}
+    OwnerPolling(const OwnerPolling&) = delete;
+    OwnerPolling& operator=(const OwnerPolling&) = delete;
+    ~OwnerPolling() { stop(); }
+    void stop() {
+        stop_.store(true);
+        if (thread_.joinable()) thread_.join();
+    }
+
+  private:
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
 TEST(SplitRead, AnOwnerOutsideMpiLeavesTheWholeReadToTheReader) {
     TwoRanks ranks;
     read_and_check(ranks, std::size_t{1} << 20, 1);
@@ -116,11 +137,7 @@ TEST(SplitRead, SmallReadsAreNotOffered) {
 // whole even with an owner polling all along.
 TEST(SplitRead, TheThresholdIsTheReadersChoice) {
     TwoRanks ranks;
-    std::atomic<bool> stop{false};
-    std::thread owner([&] {
-        NoEvents events;
-        while (!stop.load(std::memory_order_relaxed)) ranks.owner().progress(events);
-    });
+    OwnerPolling polling(ranks);
     ranks.reader().split_reads_from(std::size_t{2} << 20);
     read_and_check(ranks, std::size_t{1} << 20, 3);
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 0u);
@@ -129,8 +146,6 @@ TEST(SplitRead, TheThresholdIsTheReadersChoice) {
     ranks.reader().split_reads_from(0);
     read_and_check(ranks, std::size_t{4} << 20, 5);
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_reads"), 1u);
-    stop.store(true);
-    owner.join();
 }
 
 // Two ranks that read from each other at once (osu_bibw): each offers only
@@ -164,19 +179,14 @@ TEST(SplitRead, RanksReadingFromEachOtherAtOnce) {
 // what the reader says it got from it.
 TEST(SplitRead, AnOwnerInsideMpiCopiesPartAndEveryByteArrives) {
     TwoRanks ranks;
-    std::atomic<bool> stop{false};
-    std::thread owner([&] {
-        NoEvents events;
-        while (!stop.load(std::memory_order_relaxed)) ranks.owner().progress(events);
-    });
+    OwnerPolling polling(ranks);
     const std::size_t sizes[] = {kSplitReadFrom,       kSplitReadFrom + 1,
                                  std::size_t{1} << 20, (std::size_t{1} << 20) + 4097,
                                  std::size_t{4} << 20, std::size_t{3} * 1024 * 1024 + 12345};
     unsigned seed = 0;
     for (int round = 0; round < 8; ++round)
         for (std::size_t bytes : sizes) read_and_check(ranks, bytes, ++seed);
-    stop.store(true);
-    owner.join();
+    polling.stop();
     const std::uint64_t offered = TwoRanks::counter(ranks.reader(), "shm_split_reads");
     EXPECT_EQ(offered, 8 * std::size(sizes));
     EXPECT_GT(TwoRanks::counter(ranks.reader(), "shm_split_reads_helped"), 0u)
