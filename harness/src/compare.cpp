@@ -116,8 +116,10 @@ Direction direction_of(const Row& row) {
     if (family == "latency" || family == "time" || family == "arrival" || family == "vmrss" ||
         family == "footprint")
         return Direction::lower_is_better;
+    // "message": message_rate_<stat> (osu_mbw_mr, the floor's stream), in
+    // msg/s or, under --baseline, as a ratio.
     if (family == "overlap" || family == "bandwidth" || family == "bibandwidth" ||
-        family == "mops")
+        family == "mops" || family == "message")
         return Direction::higher_is_better;
     // The CPU a blocked rank uses (p2p/blocked): polling is right on a host with
     // a CPU to spare and wrong on an oversubscribed one, so neither way is better.

@@ -43,6 +43,8 @@ TEST(SibenchCompare, Directions) {
     EXPECT_EQ(direction_of(make_row("bandwidth_median", 1, "MB/s")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("bibandwidth_median", 1, "x")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("mops_median", 1, "x")), Direction::higher_is_better);
+    EXPECT_EQ(direction_of(make_row("message_rate_mean", 1, "msg/s")), Direction::higher_is_better);
+    EXPECT_EQ(direction_of(make_row("message_rate_max", 1, "x")), Direction::higher_is_better);
     EXPECT_EQ(direction_of(make_row("widgets_median", 1, "count")), Direction::unchecked);
     EXPECT_EQ(direction_of(make_row("cpu_share_recv_median", 1, "%")), Direction::unchecked);
 }

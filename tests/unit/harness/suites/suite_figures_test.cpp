@@ -39,6 +39,8 @@ TEST(SibenchSuiteSummary, RatiosToTheFasterPeer) {
          {std::tuple{"simpi-none", 0.5, 100.0}, {"mpich", 0.4, 200.0}, {"openmpi", 0.25, 150.0}}) {
         rows.push_back(osu_row("osu_latency", config, 8, "latency_mean", latency, "us"));
         rows.push_back(osu_row("osu_bw", config, 8, "bandwidth_mean", bandwidth, "MB/s"));
+        rows.push_back(
+            osu_row("osu_mbw_mr", config, 8, "message_rate_mean", bandwidth * 1e5, "msg/s"));
     }
     rows.push_back(osu_row("osu_latency", "mpich-async", 8, "latency_mean", 0.1, "us"));
     const std::string text = format_suite_summary(rows);
@@ -51,6 +53,11 @@ TEST(SibenchSuiteSummary, RatiosToTheFasterPeer) {
     // MPICH's 200 (the higher).
     EXPECT_NE(line_of(text, "      8 B", latency).find(" 2.00"), std::string::npos) << text;
     EXPECT_NE(line_of(text, "      8 B", bandwidth).find(" 0.50"), std::string::npos) << text;
+    // A message rate, like a bandwidth: over the higher (osu_mbw_mr printed x/peer over
+    // the lower peer once, 2.02 where it was 0.95).
+    const auto rate = text.find("osu osu_mbw_mr, 2 ranks: message rate");
+    ASSERT_NE(rate, std::string::npos) << text;
+    EXPECT_NE(line_of(text, "      8 B", rate).find(" 0.50"), std::string::npos) << text;
     EXPECT_NE(text.find("x/peer: simpi-x's value over the faster"), std::string::npos) << text;
 }
 
