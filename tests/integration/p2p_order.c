@@ -19,7 +19,7 @@
 #include "mtest.h"
 
 enum { kCount = 45, kTag = 5 };
-static const int kSizes[] = {100000, 0, 8, 16385, 1, 70000, 16384, 300, 20000};
+static const int kSizes[] = {100000, 0, 8, 16385, 32769, 1, 70000, 16384, 32768, 300, 20000};
 enum { kMaxBytes = 100000 };
 
 typedef enum { SPECIFIC, ANY_SOURCE, ANY_SOURCE_ANY_TAG, PREPOSTED, PREPOSTED_ANY } Mode;
@@ -30,7 +30,7 @@ static const char* kModeNames[] = {"specific source", "MPI_ANY_SOURCE",
 static int g_rank, g_size;
 
 static int msg_bytes(int src, int i) {
-    return kSizes[(i + src) % 9];
+    return kSizes[(i + src) % (int)(sizeof kSizes / sizeof kSizes[0])];
 }
 static unsigned msg_seed(int src, int i) {
     return (unsigned)(src * 100003 + i * 31 + 7);

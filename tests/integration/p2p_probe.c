@@ -17,7 +17,7 @@ enum { kPerRank = 6 };
 static int g_rank, g_size;
 
 static int msg_bytes(int src, int i) {
-    static const int sizes[] = {0, 3, 16384, 16385, 300000, 1 << 20};
+    static const int sizes[] = {0, 3, 16384, 16385, 32768, 32769, 300000, 1 << 20};
     return sizes[(src + i) % 6];
 }
 static unsigned msg_seed(int src, int i) {

@@ -13,7 +13,7 @@
 
 #include "mtest.h"
 
-static const int kSizes[] = {0, 1, 16384, 16385, 1 << 20, 4 << 20};
+static const int kSizes[] = {0, 1, 16384, 16385, 32768, 32769, 1 << 20, 4 << 20};
 enum { kMax = 4 << 20, kTag = 17 };
 
 static int g_rank, g_size;

@@ -1,7 +1,7 @@
 /*
  * Point-to-point transfers of 0 B to 4 MiB, across the eager/rendezvous
- * threshold (16 KiB by default; the testlist also moves it with
- * SI_EAGER_LIMIT), blocking and nonblocking, in both arrival orders:
+ * thresholds (32 KiB on shared memory and 16 KiB over verbs by default; the
+ * testlist also moves them with SI_EAGER_LIMIT), blocking and nonblocking, in both arrival orders:
  *
  *   receiver first: the receive is posted before the message arrives, so the
  *     data must land in the posted buffer (the "expected" path);
@@ -27,8 +27,8 @@ enum { kSyncTag = 1, kDataTag = 7, kSlack = 1000, kGuard = 64 };
 enum { kFill = 0xEE };
 static const int kMaxBytes = 4 << 20;
 
-static const int kSizes[] = {0,     1,     8,     1024,   16383,   16384,  16385,
-                             65535, 65536, 65537, 100000, 1 << 20, 4 << 20};
+static const int kSizes[] = {0,     1,     8,     1024,  16383,  16384,   16385,   32767,
+                             32768, 32769, 65535, 65536, 65537, 100000, 1 << 20, 4 << 20};
 
 static int g_rank;
 static unsigned char* g_send;

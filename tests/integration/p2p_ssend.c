@@ -19,7 +19,7 @@
 #include "mtest.h"
 
 enum { kData = 1, kGo1 = 2, kProbed = 3, kGo2 = 4, kPolls = 20 };
-static const int kSizes[] = {0, 8, 16384, 16385, 1 << 20};
+static const int kSizes[] = {0, 8, 16384, 16385, 32768, 32769, 1 << 20};
 
 static int g_rank, g_size;
 

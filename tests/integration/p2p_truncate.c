@@ -8,8 +8,9 @@
  * sender's request completed (a truncated rendezvous must still release the
  * sender), and later messages unaffected.
  *
- * Sizes cover an eager message, one just over the 16 KiB eager limit into a
- * buffer just under it, and rendezvous messages; each case runs with the
+ * Sizes cover an eager message, ones just over the default eager limits (16
+ * KiB over verbs, 32 KiB on shared memory) into a buffer just under them, and
+ * rendezvous messages; each case runs with the
  * receive posted first and with the message arriving first.
  */
 #include <stdio.h>
@@ -22,7 +23,8 @@ enum { kGuard = 256, kFill = 0xC3 };
 
 static const struct {
     int sent, room;
-} kCases[] = {{100, 64}, {16384, 100}, {16385, 16384}, {100000, 50000}, {1 << 20, (1 << 20) - 1}};
+} kCases[] = {{100, 64},       {16384, 100},     {16385, 16384},
+               {32769, 32768},  {100000, 50000},  {1 << 20, (1 << 20) - 1}};
 
 typedef enum { RECV, WAIT, TEST, WAITALL } Completion;
 static const char* kCompletionNames[] = {"MPI_Recv", "MPI_Wait", "MPI_Test", "MPI_Waitall"};

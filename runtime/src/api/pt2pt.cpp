@@ -107,8 +107,8 @@ struct PlainMessage {
 [[gnu::always_inline]] inline p2p::Request* send_plain(const PlainMessage& m, int dest, int tag,
                                                        MPI_Comm comm) {
     const p2p::Tuple tuple{p2p::MessageKind::eager, m.comm->send_context(), m.comm->rank, tag};
-    if (m.bytes <= m.engine->eager_limit() &&
-        m.engine->send_at_once(m.data, m.bytes, m.comm->world_of[dest], tuple))
+    const int peer = m.comm->world_of[dest];
+    if (m.bytes <= m.engine->eager_limit(peer) && m.engine->send_at_once(m.data, m.bytes, peer, tuple))
         return nullptr;
     p2p::Request* request = m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(),
                                             m.comm->send_context(), p2p::SendMode::standard);
@@ -132,8 +132,9 @@ p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capa
 Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count) {
     if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
-    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit()) return Streaming::no;
-    return engine.streams_with(c.ref().world_of[dest]) ? Streaming::allowed : Streaming::no;
+    const int peer = c.ref().world_of[dest];
+    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer)) return Streaming::no;
+    return engine.streams_with(peer) ? Streaming::allowed : Streaming::no;
 }
 
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type) {

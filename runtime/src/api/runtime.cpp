@@ -155,7 +155,7 @@ void Runtime::bring_up() {
     // creates the segments; everyone maps them and fills its rank block; the
     // creator unlinks the names, after which no crash can leave them behind.
     transport::shm::Layout layout{locality.local_size(), settings.shm_cells,
-                                  std::max(settings.eager_limit, kControlBodyBytes),
+                                  std::max(settings.shm_eager_limit(), kControlBodyBytes),
                                   settings.shm_ring_bytes};
     const bool creator = locality.local_index() == 0;
     // Checked by every rank, so that none waits at the fence for one that failed.
@@ -168,7 +168,8 @@ void Runtime::bring_up() {
     SharedSegment shm_segment;
     // Every rank's ICB has room for the verbs receives of the largest peer
     // count any rank of the host may have (the region's slots are uniform).
-    transport::verbs::Options verbs_options{settings.verbs_credits, layout.max_body, plan.why};
+    transport::verbs::Options verbs_options{
+        settings.verbs_credits, std::max(settings.verbs_eager_limit(), kControlBodyBytes), plan.why};
     const std::size_t verbs_icb_slots =
         plan.verbs_in_job ? transport::verbs::VerbsTransport::icb_slots_per_peer(verbs_options) *
                                 static_cast<std::size_t>(locality.world_size)
@@ -230,8 +231,11 @@ void Runtime::bring_up() {
         progress_lock->set_exclusive();
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
     for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();
-    p2p::Engine::Options engine_options{settings.eager_limit,
+    p2p::Engine::Options engine_options{settings.shm_eager_limit(),
                                         std::chrono::microseconds(settings.wait_spin_us)};
+    for (const transport::Transport* transport : transport_of)
+        engine_options.eager_limit_of.push_back(
+            transport == shm.get() ? settings.shm_eager_limit() : settings.verbs_eager_limit());
     engine_options.direct_write = settings.direct_write;
     engine_options.stream_noncontiguous = settings.stream_noncontiguous;
     engine_options.background_rounds = settings.background_rounds;

@@ -244,10 +244,21 @@ const std::vector<Knob>& table() {
                                   {"shm", TransportChoice::shm},
                                   {"verbs", TransportChoice::verbs}},
                                  &Settings::transport)},
-        {"SI_EAGER_LIMIT", "bytes (k/m suffix)", "16384",
-         "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous.", "p2p",
-         bytes_in_range(&Settings::eager_limit, 0, std::size_t{64} << 20,
-                        "a byte count up to 64m, for example 16384 or 64k")},
+        {"SI_EAGER_LIMIT", "auto|bytes (k/m suffix)", "auto",
+         "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous. auto: "
+         "32k between ranks that share memory, 16k over verbs; a byte count sets both.",
+         "p2p",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             if (text == "auto") {
+                 out.eager_limit.reset();
+                 return std::nullopt;
+             }
+             auto value = parse_bytes(text);
+             if (!value || *value > (std::size_t{64} << 20))
+                 return "expected auto or a byte count up to 64m, for example 16384 or 64k";
+             out.eager_limit = *value;
+             return std::nullopt;
+         }},
         {"SI_NODE_SIZE", "ranks", "(unset: one node per host)",
          "Groups consecutive ranks into simulated nodes of this many ranks, so that "
          "two-node experiments run on one host.",

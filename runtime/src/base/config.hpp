@@ -55,7 +55,16 @@ struct CollectiveAlgorithms {
 struct Settings {
     ProgressMode progress = ProgressMode::none;
     TransportChoice transport = TransportChoice::automatic;
-    std::size_t eager_limit = 16384;
+    // Largest eager message; unset: each transport's own (below).
+    std::optional<std::size_t> eager_limit;
+    // Shared memory sends up to 32 KiB eagerly: a message the receiver has
+    // posted for is one copy straight into its buffer, and a ring of the
+    // default size holds two of them. Over verbs every credit pins a buffer
+    // of the eager size per peer on both sides, so 16 KiB keeps that cost.
+    static constexpr std::size_t kShmEagerLimit = std::size_t{32} << 10;
+    static constexpr std::size_t kVerbsEagerLimit = std::size_t{16} << 10;
+    std::size_t shm_eager_limit() const { return eager_limit.value_or(kShmEagerLimit); }
+    std::size_t verbs_eager_limit() const { return eager_limit.value_or(kVerbsEagerLimit); }
     // Ranks per simulated node; 0 means one node per host.
     int node_size = 0;
     // Whether MPI_Init binds a rank that its launcher left unbound.

@@ -42,6 +42,10 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
     sent_at_once_.complete.store(true, std::memory_order_relaxed);
     sent_at_once_.in_use = true;
     sent_at_once_.index = RequestPool::kMaxRequests;
+    if (options_.eager_limit_of.empty())
+        options_.eager_limit_of.assign(transport_of_.size(), options_.eager_limit);
+    smallest_eager_limit_ =
+        *std::min_element(options_.eager_limit_of.begin(), options_.eager_limit_of.end());
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
             transports_.push_back(transport);

@@ -148,6 +148,9 @@ class Engine final : private transport::Events {
         // blocks, and must hear of what its passes complete. Otherwise a
         // blocked thread skips that (a full fence per completion).
         bool concurrent_threads = true;
+        // The largest eager message to each world rank, indexed like
+        // transport_of (each transport has its own); empty: eager_limit.
+        std::vector<std::size_t> eager_limit_of{};
     };
 
     // transport_of[world rank] reaches that rank; the engine does not own them.
@@ -160,7 +163,7 @@ class Engine final : private transport::Events {
     // Start operations; dest/source are communicator ranks (or kProcNull,
     // kAnySource), context selects point-to-point or collective traffic.
     // `hook`, if given, runs when the operation completes (request.hpp).
-    // An eager message of at most eager_limit() bytes to world rank `peer`
+    // An eager message of at most eager_limit(peer) bytes to world rank `peer`
     // that leaves now if nothing waits ahead of it and the transport has
     // room, needing no request. False: nothing was sent (use isend).
     bool send_at_once(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
@@ -169,7 +172,7 @@ class Engine final : private transport::Events {
     }
     // The same for an Activity's advance(), which runs with the lock held.
     bool send_at_once_locked(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
-        return bytes <= options_.eager_limit && send_eager_at_once(buffer, bytes, peer, tuple);
+        return bytes <= eager_limit(peer) && send_eager_at_once(buffer, bytes, peer, tuple);
     }
     // `share_if_sent`: a standard send without a hook that leaves at once
     // (eager, nothing queued ahead of it) needs no request of its own: it
@@ -290,7 +293,9 @@ class Engine final : private transport::Events {
     // user's memory (CompletionHook::segments). Options::stream_noncontiguous
     // and transports that read synchronously (Capabilities::vectored).
     bool streams_with(int world_peer) const;
-    std::size_t eager_limit() const { return options_.eager_limit; }
+    std::size_t eager_limit(int world_peer) const {
+        return options_.eager_limit_of[static_cast<std::size_t>(world_peer)];
+    }
     // Finds a live request by pool index (the API's handle), or nullptr;
     // without the lock (RequestPool::find).
     Request* find(std::uint32_t index) {
@@ -473,6 +478,9 @@ class Engine final : private transport::Events {
     // a control message): a direct write is only for the send whose RTS is
     // that message (direct.cpp).
     std::vector<std::uint64_t> last_sent_;
+    // The least of Options::eager_limit_of: a receive from MPI_ANY_SOURCE of
+    // more bytes may come as a rendezvous.
+    std::size_t smallest_eager_limit_ = 0;
     std::vector<int> peers_with_queue_;
     Stats stats_;
     // What a rendezvous send has taken from its RTS to its FIN, per byte

@@ -33,9 +33,10 @@ bool Engine::background_reads_pay(int world_peer) const {
 }
 
 void Engine::prepare_for_signal_pass(Request& request) {
-    // Only a rendezvous reads, and only a message larger than the eager limit
-    // comes as one (a smaller receive would only be truncated).
-    if (request.registered_with != nullptr || request.bytes <= options_.eager_limit) return;
+    // Only a rendezvous reads, and only a message larger than its sender's
+    // eager limit comes as one (a smaller receive would only be truncated).
+    const std::size_t limit = request.peer >= 0 ? eager_limit(request.peer) : smallest_eager_limit_;
+    if (request.registered_with != nullptr || request.bytes <= limit) return;
     transport::Transport* transport = nullptr;
     if (request.peer >= 0) {
         transport = transport_of_[request.peer];

@@ -12,7 +12,7 @@
 
 #include "mtest.h"
 
-static const int kSizes[] = {0, 8, 16384, 16385, 300000};
+static const int kSizes[] = {0, 8, 16384, 16385, 32768, 32769, 300000};
 enum { kMessages = sizeof kSizes / sizeof kSizes[0] };
 
 static int g_rank, g_size;

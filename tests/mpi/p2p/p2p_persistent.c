@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     int errs = 0;
-    static const int kSizes[] = {0, 8, 16384, 16385, kLarge};
+    static const int kSizes[] = {0, 8, 16384, 16385, 32768, 32769, kLarge};
     for (size_t i = 0; i < sizeof kSizes / sizeof kSizes[0]; ++i) {
         errs += ring_rounds(send_init, "MPI_Send_init", kSizes[i]);
         errs += ring_rounds(ssend_init, "MPI_Ssend_init", kSizes[i]);

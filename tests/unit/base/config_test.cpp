@@ -22,7 +22,8 @@ Lookup from(std::map<std::string, std::string> values) {
 TEST(Config, DefaultsWhenNothingIsSet) {
     Settings s = load(from({}));
     EXPECT_EQ(s.progress, ProgressMode::none);
-    EXPECT_EQ(s.eager_limit, 16384u);
+    EXPECT_EQ(s.shm_eager_limit(), 32768u);
+    EXPECT_EQ(s.verbs_eager_limit(), 16384u);
     EXPECT_EQ(s.node_size, 0);
     EXPECT_TRUE(s.stats.empty());
 }
@@ -31,9 +32,19 @@ TEST(Config, ParsesEveryKind) {
     Settings s = load(from({{"SI_PROGRESS", "thread"}, {"SI_EAGER_LIMIT", "64k"},
                             {"SI_NODE_SIZE", "2"}, {"SI_STATS", "1"}}));
     EXPECT_EQ(s.progress, ProgressMode::thread);
-    EXPECT_EQ(s.eager_limit, 65536u);
+    EXPECT_EQ(s.shm_eager_limit(), 65536u);
+    EXPECT_EQ(s.verbs_eager_limit(), 65536u);
     EXPECT_EQ(s.node_size, 2);
     EXPECT_EQ(s.stats, "1");
+}
+
+TEST(Config, EagerLimitAutoIsPerTransportAndZeroIsAValue) {
+    Settings zero = load(from({{"SI_EAGER_LIMIT", "0"}}));
+    EXPECT_EQ(zero.shm_eager_limit(), 0u);
+    EXPECT_EQ(zero.verbs_eager_limit(), 0u);
+    Settings automatic = load(from({{"SI_EAGER_LIMIT", "auto"}}));
+    EXPECT_EQ(automatic.shm_eager_limit(), 32768u);
+    EXPECT_EQ(automatic.verbs_eager_limit(), 16384u);
 }
 
 TEST(Config, StatsZeroOrOffMeansNone) {
