@@ -2,6 +2,7 @@
 #include "api/group.hpp"
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -81,7 +82,7 @@ int expand_ranges(Call& call, int n, const int ranges[][3], int size, std::vecto
 }
 
 // The members of `group` at the given group ranks, in that order.
-std::vector<int> pick(const std::vector<int>& group, const std::vector<int>& ranks) {
+std::vector<int> pick(const std::vector<int>& group, std::span<const int> ranks) {
     std::vector<int> members;
     members.reserve(ranks.size());
     for (const int r : ranks) members.push_back(group[static_cast<std::size_t>(r)]);
@@ -89,10 +90,11 @@ std::vector<int> pick(const std::vector<int>& group, const std::vector<int>& ran
 }
 
 // The members of `group` not at the given group ranks, in group order.
-std::vector<int> drop(const std::vector<int>& group, const std::vector<int>& ranks) {
+std::vector<int> drop(const std::vector<int>& group, std::span<const int> ranks) {
     std::vector<bool> dropped(group.size());
     for (const int r : ranks) dropped[static_cast<std::size_t>(r)] = true;
     std::vector<int> members;
+    members.reserve(group.size() - ranks.size());  // the ranks are distinct (check_ranks)
     for (std::size_t i = 0; i < group.size(); ++i)
         if (!dropped[i]) members.push_back(group[i]);
     return members;
@@ -213,7 +215,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     if (int rc = start(call, group, m)) return rc;
     if (int rc = call.not_null(newgroup, "newgroup")) return rc;
     if (int rc = check_ranks(call, n, ranks, static_cast<int>(m->size()))) return rc;
-    return make_group(call, pick(*m, std::vector<int>(ranks, ranks + n)), newgroup);
+    return make_group(call, pick(*m, {ranks, static_cast<std::size_t>(n)}), newgroup);
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
@@ -223,7 +225,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
     if (int rc = start(call, group, m)) return rc;
     if (int rc = call.not_null(newgroup, "newgroup")) return rc;
     if (int rc = check_ranks(call, n, ranks, static_cast<int>(m->size()))) return rc;
-    return make_group(call, drop(*m, std::vector<int>(ranks, ranks + n)), newgroup);
+    return make_group(call, drop(*m, {ranks, static_cast<std::size_t>(n)}), newgroup);
 }
 
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl

@@ -108,7 +108,7 @@ struct PlainMessage {
                                                        MPI_Comm comm) {
     const p2p::Tuple tuple{p2p::MessageKind::eager, m.comm->send_context(), m.comm->rank, tag};
     const int peer = m.comm->world_of[dest];
-    if (m.bytes <= m.engine->eager_limit(peer) && m.engine->send_at_once(m.data, m.bytes, peer, tuple))
+    if (m.engine->eager_to(peer, m.bytes) && m.engine->send_at_once(m.data, m.bytes, peer, tuple))
         return nullptr;
     p2p::Request* request = m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(),
                                             m.comm->send_context(), p2p::SendMode::standard);

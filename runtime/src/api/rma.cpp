@@ -144,7 +144,7 @@ int operation(Call& call, const Arguments& a, MPI_Win win, MPI_Request* request)
                 return call.fail(MPI_ERR_RMA_RANGE,
                                  "bytes {}..{} of target {}'s window are asked for; it has {}",
                                  first, end, a.target, peer.size);
-            op = window.issue_locked(r);
+            if (!window.copy_at_once_locked(r)) op = window.issue_locked(r);
         }
     }
     if (request != nullptr)

@@ -2,6 +2,7 @@
 // nonblocking MPIX_Win_i* call, which the blocking MPI call starts and waits.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "api/group.hpp"
 #include "api/requests.hpp"
@@ -33,9 +34,14 @@ class FlushCompletion final : public p2p::Activity {
 };
 
 // Runs a synchronization: checks, then `body` under the progress lock, which
-// returns an error class or sets the activity the call's request waits for
-// (none: complete at once); the request is returned when `request` is given
+// returns an error class or sets what the call's request waits for (none:
+// complete at once); the request is returned when `request` is given
 // (MPIX_), waited for otherwise.
+struct WaitFor {
+    std::shared_ptr<rma::Epoch> epoch;  // its completion
+    std::unique_ptr<p2p::Activity> activity;
+};
+
 template <typename Fn>
 int synchronize(Call& call, MPI_Win win, int assert, MPI_Request* request, Fn body) {
     if (int rc = call.initialized()) return rc;
@@ -48,23 +54,36 @@ int synchronize(Call& call, MPI_Win win, int assert, MPI_Request* request, Fn bo
                          assert);
     rma::Window& window = *w->window;
     p2p::Engine& engine = window.engine();
-    std::unique_ptr<p2p::Activity> wait_for;
+    WaitFor wait_for;
     {
         p2p::ProgressGuard guard(engine.lock());
         if (int rc = body(window, wait_for)) return rc;
     }
     if (request != nullptr) {
-        *request = handle_of(start_rma_request(engine, w->comm, std::move(wait_for)));
+        if (wait_for.epoch)
+            wait_for.activity = std::make_unique<rma::EpochCompletion>(std::move(wait_for.epoch));
+        *request = handle_of(start_rma_request(engine, w->comm, std::move(wait_for.activity)));
         return MPI_SUCCESS;
     }
-    if (wait_for == nullptr) return MPI_SUCCESS;
-    p2p::Request* r = start_rma_request(engine, w->comm, std::move(wait_for));
+    p2p::Request* r = nullptr;
+    std::optional<rma::EpochCompletion> closing;  // a blocking call's, off the heap
+    if (wait_for.epoch) {
+        r = engine.start(closing.emplace(std::move(wait_for.epoch)));
+        r->owner = w->comm;
+    } else if (wait_for.activity) {
+        r = start_rma_request(engine, w->comm, std::move(wait_for.activity));
+    } else {
+        return MPI_SUCCESS;
+    }
     engine.wait(r);
     return finish_request(call.function(), r, MPI_STATUS_IGNORE);
 }
 
-std::unique_ptr<p2p::Activity> closing(std::shared_ptr<rma::Epoch> epoch) {
-    return std::make_unique<rma::EpochCompletion>(std::move(epoch));
+// What a closing call waits for: nothing when the epoch completed in it
+// (its operations were copies, its signals left), else its completion.
+void wait_for_closing(std::shared_ptr<rma::Epoch> epoch, WaitFor& wait_for) {
+    if (epoch->completed && epoch->error == 0) return;
+    wait_for.epoch = std::move(epoch);
 }
 
 // The window ranks of a group's members.
@@ -102,29 +121,30 @@ int ifence(Call& call, int assert, MPI_Win win, MPI_Request* request) {
         // It returns at once, like MPICH's, and the program may compute
         // while a late member reaches its fence.
         const bool nothing_to_complete = (assert & MPI_MODE_NOPRECEDE) != 0 && closed->quiet();
-        if (request != nullptr || !nothing_to_complete) wait_for = closing(std::move(closed));
+        if (request != nullptr || !nothing_to_complete)
+            wait_for_closing(std::move(closed), wait_for);
         return MPI_SUCCESS;
     });
 }
 
 int ipost(Call& call, MPI_Group group, int assert, MPI_Win win, MPI_Request* request) {
-    std::vector<int> origins;
+    thread_local std::vector<int> origins;  // its capacity kept from call to call
     if (int rc = group_ranks(call, group, win, origins)) return rc;
     return synchronize(call, win, assert, request, [&](rma::Window& w, auto&) {
         if (w.exposure_open())
             return no_epoch(call, "an exposure epoch (MPI_Win_post) is already open");
-        w.post_locked(std::move(origins));
+        w.post_locked(origins);
         return MPI_SUCCESS;
     });
 }
 
 int istart(Call& call, MPI_Group group, int assert, MPI_Win win, MPI_Request* request) {
-    std::vector<int> targets;
+    thread_local std::vector<int> targets;  // its capacity kept from call to call
     if (int rc = group_ranks(call, group, win, targets)) return rc;
     return synchronize(call, win, assert, request, [&](rma::Window& w, auto&) {
         if (w.pscw_access_open() || w.passive_open())
             return no_epoch(call, "an access epoch (MPI_Win_start or a lock) is already open");
-        w.start_locked(std::move(targets));
+        w.start_locked(targets);
         return MPI_SUCCESS;
     });
 }
@@ -133,7 +153,7 @@ int icomplete(Call& call, MPI_Win win, MPI_Request* request) {
     return synchronize(call, win, 0, request, [&](rma::Window& w, auto& wait_for) {
         auto epoch = w.complete_locked();
         if (!epoch) return no_epoch(call, "no access epoch of MPI_Win_start is open");
-        wait_for = closing(std::move(epoch));
+        wait_for_closing(std::move(epoch), wait_for);
         return MPI_SUCCESS;
     });
 }
@@ -142,7 +162,7 @@ int iwait(Call& call, MPI_Win win, MPI_Request* request) {
     return synchronize(call, win, 0, request, [&](rma::Window& w, auto& wait_for) {
         auto epoch = w.wait_locked();
         if (!epoch) return no_epoch(call, "no exposure epoch of MPI_Win_post is open");
-        wait_for = closing(std::move(epoch));
+        wait_for_closing(std::move(epoch), wait_for);
         return MPI_SUCCESS;
     });
 }
@@ -175,7 +195,7 @@ int iunlock(Call& call, int rank, MPI_Win win, MPI_Request* request) {
         if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
         auto epoch = w.unlock_locked(rank);
         if (!epoch) return no_epoch(call, "no lock epoch towards that rank is open");
-        wait_for = closing(std::move(epoch));
+        wait_for_closing(std::move(epoch), wait_for);
         return MPI_SUCCESS;
     });
 }
@@ -193,7 +213,7 @@ int iunlock_all(Call& call, MPI_Win win, MPI_Request* request) {
     return synchronize(call, win, 0, request, [&](rma::Window& w, auto& wait_for) {
         auto epoch = w.unlock_all_locked();
         if (!epoch) return no_epoch(call, "no MPI_Win_lock_all epoch is open");
-        wait_for = closing(std::move(epoch));
+        wait_for_closing(std::move(epoch), wait_for);
         return MPI_SUCCESS;
     });
 }
@@ -211,7 +231,7 @@ int iflush(Call& call, int rank, MPI_Win win, MPI_Request* request) {
         } else if (!w.passive_open()) {
             return no_epoch(call, "no passive-target epoch of the window is open");
         }
-        wait_for = std::make_unique<FlushCompletion>(
+        wait_for.activity = std::make_unique<FlushCompletion>(
             w, w.flush_mark_locked(rank == kAllRanks ? -1 : rank));
         return MPI_SUCCESS;
     });

@@ -172,7 +172,7 @@ class Engine final : private transport::Events {
     }
     // The same for an Activity's advance(), which runs with the lock held.
     bool send_at_once_locked(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
-        return bytes <= eager_limit(peer) && send_eager_at_once(buffer, bytes, peer, tuple);
+        return eager_to(peer, bytes) && send_eager_at_once(buffer, bytes, peer, tuple);
     }
     // `share_if_sent`: a standard send without a hook that leaves at once
     // (eager, nothing queued ahead of it) needs no request of its own: it
@@ -295,6 +295,12 @@ class Engine final : private transport::Events {
     bool streams_with(int world_peer) const;
     std::size_t eager_limit(int world_peer) const {
         return options_.eager_limit_of[static_cast<std::size_t>(world_peer)];
+    }
+    // Whether a standard send of `bytes` to world rank `world_peer` is eager:
+    // a small message is under every transport's limit, which costs no
+    // lookup on the message-rate path.
+    bool eager_to(int world_peer, std::size_t bytes) const {
+        return bytes <= smallest_eager_limit_ || bytes <= eager_limit(world_peer);
     }
     // Finds a live request by pool index (the API's handle), or nullptr;
     // without the lock (RequestPool::find).

@@ -26,7 +26,7 @@ Request* Engine::isend(const void* buffer, std::size_t bytes, int dest, int tag,
                        std::unique_ptr<CompletionHook>&& hook, bool share_if_sent) {
     ProgressGuard guard(lock_);
     if (share_if_sent && !hook && mode == SendMode::standard && dest != kProcNull &&
-        bytes <= eager_limit(comm.world_of[dest]) &&
+        eager_to(comm.world_of[dest], bytes) &&
         send_eager_at_once(buffer, bytes, comm.world_of[dest],
                            Tuple{MessageKind::eager, context, comm.rank, tag}))
         return &sent_at_once_;
@@ -60,7 +60,7 @@ Request* Engine::isend_locked(const void* buffer, std::size_t bytes, int dest, i
     // Synchronous sends always use the rendezvous: its FIN is the proof that
     // the receive was matched, which is what MPI_Ssend must wait for.
     request->peer = comm.world_of[dest];
-    const bool eager = mode == SendMode::standard && bytes <= eager_limit(request->peer);
+    const bool eager = mode == SendMode::standard && eager_to(request->peer, bytes);
     request->synchronous = mode == SendMode::synchronous;
     request->buffer = const_cast<void*>(buffer);
     request->bytes = bytes;

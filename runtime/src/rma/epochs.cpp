@@ -1,6 +1,5 @@
 // Epochs: opening, closing, serial activation, and what each kind waits for.
 #include <algorithm>
-#include <numeric>
 
 #include "rma/window.hpp"
 
@@ -8,18 +7,31 @@ namespace si::rma {
 
 namespace {
 
-std::vector<int> everyone(int size) {
-    std::vector<int> all(static_cast<std::size_t>(size));
-    std::iota(all.begin(), all.end(), 0);
-    return all;
+constexpr std::size_t kSpareEpochs = 4;
+
+std::shared_ptr<Epoch> make_epoch(std::vector<std::shared_ptr<Epoch>>& spares, Epoch::Kind kind,
+                                  const std::vector<int>& members, int window_size) {
+    if (spares.empty()) return std::make_shared<Epoch>(kind, members, window_size);
+    std::shared_ptr<Epoch> epoch = std::move(spares.back());
+    spares.pop_back();
+    epoch->reset(kind, members, window_size);
+    return epoch;
 }
 
 }  // namespace
 
+void Window::drop_completed_epochs() {
+    std::erase_if(epochs_, [this](std::shared_ptr<Epoch>& e) {
+        if (!e->completed || e.use_count() > 1) return false;
+        if (spare_epochs_.size() < kSpareEpochs) spare_epochs_.push_back(std::move(e));
+        return true;
+    });
+}
+
 std::shared_ptr<Epoch> Window::open(std::shared_ptr<Epoch> epoch) {
     // A closing often completes in its own call, with no progress pass to
     // drop it: the list would grow, and every scan of it with it.
-    std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
+    drop_completed_epochs();
     epochs_.push_back(epoch);
     activate_ready();
     if (!epoch->active) engine_.add_stat(&p2p::Stats::rma_epochs_deferred);
@@ -167,30 +179,30 @@ std::shared_ptr<Epoch> Window::fence_locked(bool last) {
     for (auto& epoch : epochs_)
         if (epoch->kind == Epoch::Kind::fence && !epoch->closed) closing = epoch;
     if (closing == nullptr)
-        closing = open(std::make_shared<Epoch>(Epoch::Kind::fence, everyone(size()), size()));
+        closing = open(make_epoch(spare_epochs_, Epoch::Kind::fence, all_ranks_, size()));
     closing->closed = true;
     closing->fence_number = ++fences_;
-    if (!last) open(std::make_shared<Epoch>(Epoch::Kind::fence, everyone(size()), size()));
+    if (!last) open(make_epoch(spare_epochs_, Epoch::Kind::fence, all_ranks_, size()));
     advance_epoch(*closing);
     return closing;
 }
 
-void Window::start_locked(std::vector<int> targets) {
-    open(std::make_shared<Epoch>(Epoch::Kind::access, std::move(targets), size()));
+void Window::start_locked(const std::vector<int>& targets) {
+    open(make_epoch(spare_epochs_, Epoch::Kind::access, targets, size()));
 }
 
-void Window::post_locked(std::vector<int> origins) {
-    open(std::make_shared<Epoch>(Epoch::Kind::exposure, std::move(origins), size()));
+void Window::post_locked(const std::vector<int>& origins) {
+    open(make_epoch(spare_epochs_, Epoch::Kind::exposure, origins, size()));
 }
 
 void Window::lock_locked(int target, LockType type) {
-    auto epoch = std::make_shared<Epoch>(Epoch::Kind::lock, std::vector<int>{target}, size());
+    auto epoch = make_epoch(spare_epochs_, Epoch::Kind::lock, {target}, size());
     epoch->lock_type = type;
     open(std::move(epoch));
 }
 
 void Window::lock_all_locked() {
-    open(std::make_shared<Epoch>(Epoch::Kind::lock_all, everyone(size()), size()));
+    open(make_epoch(spare_epochs_, Epoch::Kind::lock_all, all_ranks_, size()));
 }
 
 namespace {

@@ -47,6 +47,17 @@ std::shared_ptr<Operation> Window::issue_locked(const Request& request) {
     return op;
 }
 
+bool Window::copy_at_once_locked(const Request& request) {
+    Epoch* epoch = access_epoch_to(request.target);
+    const auto member = static_cast<std::size_t>(epoch->member_of[static_cast<std::size_t>(request.target)]);
+    // What a progress pass would have seen by now: the closing before this
+    // epoch completed (a blocking fence returns on it), the target's grant.
+    if (!epoch->active) activate_ready();
+    if (epoch->active && !epoch->granted[member]) advance_epoch(*epoch);
+    return epoch->active && epoch->deferred.empty() && epoch->granted[member] &&
+           copy_on_node(request);
+}
+
 std::uint32_t Window::next_sequence(int target) {
     return ++sequence_[static_cast<std::size_t>(target)];
 }
@@ -55,7 +66,7 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
     Operation& op = *shared;
     if (engine_.in_background_pass()) engine_.add_stat(&p2p::Stats::rma_started_in_background);
     const Request& r = op.request;
-    if (copy_on_node(op)) {
+    if (copy_on_node(r)) {
         finish(op);
         return;
     }
@@ -96,19 +107,18 @@ void Window::start_transfer(std::shared_ptr<Operation> shared) {
 }
 
 // A contiguous Put or Get into a member's window mapped here: a copy.
-bool Window::copy_on_node(Operation& op) {
-    const Request& r = op.request;
+bool Window::copy_on_node(const Request& r) {
     std::byte* window = mapped_memory_[static_cast<std::size_t>(r.target)];
-    if (window == nullptr || !op.target_type.contiguous ||
+    if (window == nullptr || !r.target_type->contiguous ||
         (r.kind != Request::Kind::put && r.kind != Request::Kind::get))
         return false;
-    const std::size_t bytes = op.target_type.bytes(r.target_count);
+    const std::size_t bytes = r.target_type->bytes(r.target_count);
     std::byte* at = window + r.target_disp * peer(r.target).disp_unit +
-                    static_cast<std::uint64_t>(op.target_type.true_lb);
+                    static_cast<std::uint64_t>(r.target_type->true_lb);
     if (r.kind == Request::Kind::put)
-        datatype::pack(op.origin_type, r.origin, r.origin_count, at);
+        datatype::pack(*r.origin_type, r.origin, r.origin_count, at);
     else
-        datatype::unpack(op.result_type, at, bytes, r.result);
+        datatype::unpack(*r.result_type, at, bytes, r.result);
     engine_.add_stat(&p2p::Stats::rma_copies);
     engine_.add_stat(&p2p::Stats::rma_copy_bytes, bytes);
     return true;

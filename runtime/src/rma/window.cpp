@@ -3,20 +3,28 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
 
 namespace si::rma {
 
-Epoch::Epoch(Kind kind_, std::vector<int> members_, int window_size)
-    : kind(kind_), members(std::move(members_)), member_of(window_size, -1) {
+void Epoch::reset(Kind kind_, const std::vector<int>& members_, int window_size) {
+    kind = kind_;
+    members.assign(members_.begin(), members_.end());
+    member_of.assign(static_cast<std::size_t>(window_size), -1);
     for (std::size_t i = 0; i < members.size(); ++i)
         member_of[static_cast<std::size_t>(members[i])] = static_cast<int>(i);
+    lock_type = LockType::shared;
+    active = closed = completed = false;
+    error = 0;
+    fence_number = 0;
     number.assign(members.size(), 0);
     granted.assign(members.size(), 0);
     pending.assign(members.size(), 0);
     signalled.assign(members.size(), 0);
+    deferred.clear();
 }
 
 namespace {
@@ -81,6 +89,8 @@ Window::Window(p2p::Engine& engine, std::vector<int> world_of, int rank, std::ui
     sequence_.assign(n, 0);
     unfinished_.resize(n);
     ages_.assign(n, 0);
+    all_ranks_.resize(n);
+    std::iota(all_ranks_.begin(), all_ranks_.end(), 0);
     mapped_.resize(n);
     mapped_counters_.assign(n, nullptr);
     mapped_memory_.assign(n, nullptr);
@@ -178,6 +188,7 @@ void Window::disconnect() {
 
 bool Window::idle_locked() const {
     for (const auto& epoch : epochs_) {
+        if (epoch->completed) continue;  // a request still holds it
         const bool empty_open_fence =
             epoch->kind == Epoch::Kind::fence && !epoch->closed && epoch->quiet();
         if (!empty_open_fence) return false;
@@ -370,12 +381,12 @@ bool Window::advance(p2p::Engine&) {
     }
     for (auto& epoch : epochs_) advance_epoch(*epoch);
     activate_ready();
-    std::erase_if(epochs_, [](const std::shared_ptr<Epoch>& e) { return e->completed; });
+    drop_completed_epochs();
     publish_awaited();
 
     polls_memory_ =
         !in_flight_.empty() || std::any_of(epochs_.begin(), epochs_.end(), [](const auto& e) {
-            return e->closed || !e->active || !e->deferred.empty();
+            return !e->completed && (e->closed || !e->active || !e->deferred.empty());
         });
     return false;
 }

@@ -158,8 +158,8 @@ class Window final : public p2p::Activity {
     // Fence: closes the open fence epoch (an empty one on the first fence) and
     // opens the next unless `last` (MPI_MODE_NOSUCCEED).
     std::shared_ptr<Epoch> fence_locked(bool last);
-    void start_locked(std::vector<int> targets);
-    void post_locked(std::vector<int> origins);
+    void start_locked(const std::vector<int>& targets);
+    void post_locked(const std::vector<int>& origins);
     void lock_locked(int target, LockType type);
     void lock_all_locked();
     // nullptr if no such epoch is open: the caller reports MPI_ERR_RMA_SYNC.
@@ -202,6 +202,11 @@ class Window final : public p2p::Activity {
         bool no_op = false;                // MPI_NO_OP
     };
     std::shared_ptr<Operation> issue_locked(const Request& request);
+    // A Put or Get that issue_locked would copy at once (a contiguous
+    // target in a member's window mapped here, its epoch granted with
+    // nothing recorded ahead): copied now, with no Operation to track.
+    // False: nothing was done (use issue_locked).
+    bool copy_at_once_locked(const Request& request);
     // MPI_Win_flush(target) (or every target, `target` < 0): the operations
     // issued so far towards it; the returned predicate says when they are done.
     struct FlushMark {
@@ -234,6 +239,9 @@ class Window final : public p2p::Activity {
 
     // Epochs (epochs.cpp).
     std::shared_ptr<Epoch> open(std::shared_ptr<Epoch> epoch);
+    // Takes completed epochs off the list, keeping those nobody holds any
+    // more for new ones; one a request still holds stays until let go.
+    void drop_completed_epochs();
     void activate_ready();
     void activate(Epoch& epoch);
     // Every origin of an exposure epoch finished its access.
@@ -243,7 +251,7 @@ class Window final : public p2p::Activity {
 
     // Origin side (ops.cpp).
     void start_transfer(std::shared_ptr<Operation> op);
-    bool copy_on_node(Operation& op);
+    bool copy_on_node(const Request& r);
     void send_to_target(Operation& op);
     void send_lock_message(int target, bool release, LockType type);
     // Sends a message to a target's window; `buffer` stays alive until it left.
@@ -306,6 +314,10 @@ class Window final : public p2p::Activity {
     std::uint64_t fences_ = 0;
 
     std::vector<std::shared_ptr<Epoch>> epochs_;  // opened, not completed, in order
+    // Completed epochs nobody holds any more, which new ones are made of
+    // (an epoch per step, as in a PSCW loop, then allocates nothing).
+    std::vector<std::shared_ptr<Epoch>> spare_epochs_;
+    std::vector<int> all_ranks_;                        // 0..size-1: a fence's members
     Reordering reordering_;
     p2p::AwaitedSignals awaited_;                 // last publish_awaited()
     // Per target, every operation not yet done, by age (MPI_Win_flush).
@@ -344,7 +356,7 @@ class Window final : public p2p::Activity {
 // An epoch of one window (see the file comment).
 struct Epoch {
     enum class Kind : std::uint8_t { fence, access, exposure, lock, lock_all };
-    Kind kind;
+    Kind kind = Kind::fence;
     std::vector<int> members;    // targets (access, locks), origins (exposure), all (fence)
     std::vector<int> member_of;  // window rank -> index in members, or -1
     LockType lock_type = LockType::shared;
@@ -362,7 +374,11 @@ struct Epoch {
     std::vector<std::uint8_t> signalled;
     std::deque<std::shared_ptr<Operation>> deferred;  // recorded before activation or grant
 
-    Epoch(Kind kind, std::vector<int> members, int window_size);
+    Epoch(Kind kind_, const std::vector<int>& members_, int window_size) {
+        reset(kind_, members_, window_size);
+    }
+    // As new, keeping the containers' memory.
+    void reset(Kind kind_, const std::vector<int>& members_, int window_size);
     bool covers(int rank) const {
         return rank >= 0 && rank < static_cast<int>(member_of.size()) && member_of[rank] >= 0;
     }

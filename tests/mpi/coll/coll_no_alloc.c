@@ -16,71 +16,16 @@
  * The testlist runs it with the default algorithms (the shared-memory ones
  * on one node) and with the point-to-point ones forced (SI_COLL_<NAME>).
  *
- * The count comes from malloc and its kin defined here, which the dynamic
- * linker resolves before the C library's for every library of the process
- * (operator new included); they count the calls of the thread that set
- * `t_counting` and forward to glibc's __libc_* entry points. Background
- * threads of the runtime (progress, interrupt) are not counted: what a
- * blocking call does runs in its own thread. Only this runtime is held to
- * it (SI_MPI); the MPICH build runs the same calls unchecked. Under a
- * sanitizer, whose runtime owns malloc, nothing is counted.
+ * The count comes from alloc_count.h (what a blocking call does runs in its
+ * own thread, which is the one counted); the MPICH build runs the same
+ * calls unchecked.
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_count.h"
 #include "mtest.h"
-
-#if defined(SI_MPI) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-#define COUNT_ALLOCATIONS 1
-#endif
-
-#ifdef COUNT_ALLOCATIONS
-extern void* __libc_malloc(size_t bytes);
-extern void* __libc_calloc(size_t count, size_t bytes);
-extern void* __libc_realloc(void* old, size_t bytes);
-extern void* __libc_memalign(size_t alignment, size_t bytes);
-extern void __libc_free(void* p);
-
-static __thread int t_counting;
-static __thread long t_allocations;
-
-static void counted(void) {
-    if (t_counting) ++t_allocations;
-}
-
-void* malloc(size_t bytes) {
-    counted();
-    return __libc_malloc(bytes);
-}
-void* calloc(size_t count, size_t bytes) {
-    counted();
-    return __libc_calloc(count, bytes);
-}
-void* realloc(void* old, size_t bytes) {
-    counted();
-    return __libc_realloc(old, bytes);
-}
-void* aligned_alloc(size_t alignment, size_t bytes) {
-    counted();
-    return __libc_memalign(alignment, bytes);
-}
-void* memalign(size_t alignment, size_t bytes) {
-    counted();
-    return __libc_memalign(alignment, bytes);
-}
-int posix_memalign(void** out, size_t alignment, size_t bytes) {
-    counted();
-    void* p = __libc_memalign(alignment, bytes);
-    if (p == NULL) return 12; /* ENOMEM */
-    *out = p;
-    return 0;
-}
-void free(void* p) {
-    __libc_free(p);
-}
-#endif
 
 /* The MPICH build only runs the calls, once and fewer: its polling ranks
  * take milliseconds per call on an oversubscribed host. */
