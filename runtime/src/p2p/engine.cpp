@@ -44,8 +44,9 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
     sent_at_once_.index = RequestPool::kMaxRequests;
     if (options_.eager_limit_of.empty())
         options_.eager_limit_of.assign(transport_of_.size(), options_.eager_limit);
-    smallest_eager_limit_ =
-        *std::min_element(options_.eager_limit_of.begin(), options_.eager_limit_of.end());
+    smallest_eager_limit_ = options_.eager_limit;
+    for (std::size_t limit : options_.eager_limit_of)
+        smallest_eager_limit_ = std::min(smallest_eager_limit_, limit);
     for (transport::Transport* transport : transport_of_)
         if (std::find(transports_.begin(), transports_.end(), transport) == transports_.end())
             transports_.push_back(transport);
