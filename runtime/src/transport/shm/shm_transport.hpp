@@ -108,6 +108,7 @@ private:
   };
 
     RingView ring(int receiver, int sender) const;
+    static void prefault(const RingView& ring);
     void check_cross_memory_attach() const;
     int take_arrivals(Events& events);
     // A read of `bytes` at least split_reads_from_ from local rank `owner`,
