@@ -133,7 +133,8 @@ Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& ty
     if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return Streaming::no;
     const p2p::Engine& engine = *Runtime::get()->engine;
     const int peer = c.ref().world_of[dest];
-    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer)) return Streaming::no;
+    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer))
+        return Streaming::no;
     return engine.streams_with(peer) ? Streaming::allowed : Streaming::no;
 }
 

@@ -169,7 +169,8 @@ void Runtime::bring_up() {
     // Every rank's ICB has room for the verbs receives of the largest peer
     // count any rank of the host may have (the region's slots are uniform).
     transport::verbs::Options verbs_options{
-        settings.verbs_credits, std::max(settings.verbs_eager_limit(), kControlBodyBytes), plan.why};
+        settings.verbs_credits, std::max(settings.verbs_eager_limit(), kControlBodyBytes),
+        plan.why};
     const std::size_t verbs_icb_slots =
         plan.verbs_in_job ? transport::verbs::VerbsTransport::icb_slots_per_peer(verbs_options) *
                                 static_cast<std::size_t>(locality.world_size)

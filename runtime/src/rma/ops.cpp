@@ -49,7 +49,8 @@ std::shared_ptr<Operation> Window::issue_locked(const Request& request) {
 
 bool Window::copy_at_once_locked(const Request& request) {
     Epoch* epoch = access_epoch_to(request.target);
-    const auto member = static_cast<std::size_t>(epoch->member_of[static_cast<std::size_t>(request.target)]);
+    const auto member =
+        static_cast<std::size_t>(epoch->member_of[static_cast<std::size_t>(request.target)]);
     // What a progress pass would have seen by now: the closing before this
     // epoch completed (a blocking fence returns on it), the target's grant.
     if (!epoch->active) activate_ready();

@@ -9,9 +9,10 @@
  * makes every step take the path of a target that was ready: a put towards
  * a target that has not posted yet is recorded until it does (MPI lets the
  * runtime defer it), which is a record per put, and oversubscribed ranks
- * would make that path as common as the scheduler likes. After kWarmUp steps, kSteps more make fewer
- * than kSteps / 10 allocations in the calling thread (alloc_count.h): an
- * epoch object, an operation record or a closing's request per step fails.
+ * would make that path as common as the scheduler likes. After kWarmUp
+ * steps, kSteps more make fewer than kSteps / 10 allocations in the calling
+ * thread (alloc_count.h): an epoch object, an operation record or a
+ * closing's request per step fails.
  * The groups are made once, before, as a program that cares would. Every
  * row is checked where it lands. The MPICH build runs the same steps
  * unchecked.
@@ -28,11 +29,22 @@ static int value(int step, int i) {
     return step * 1000 + i;
 }
 
+/* What a step works on. */
+typedef struct {
+    MPI_Win win;
+    int* rows; /* the window's memory: two rows */
+    int me, size;
+    const MPI_Group* others; /* per rank: every other rank */
+    const MPI_Group* only;   /* per rank: that rank alone */
+} Job;
+
 /* Step `k` of the PSCW pattern; returns the errors it found. */
-static int pscw_step(MPI_Win win, int* rows, int k, int me, int size, const MPI_Group* others,
-                     const MPI_Group* only) {
+static int pscw_step(const Job* job, int k) {
+    MPI_Win win = job->win;
+    const int me = job->me, size = job->size;
+    const MPI_Group *others = job->others, *only = job->only;
     const int owner = k % size;
-    int* slot = rows + (k % 2) * kInts;
+    int* slot = job->rows + (k % 2) * kInts;
     int errs = 0;
     if (me == owner) {
         static int row[kInts];
@@ -60,7 +72,10 @@ static int pscw_step(MPI_Win win, int* rows, int k, int me, int size, const MPI_
 }
 
 /* A fence epoch in which every rank puts a row to its right neighbour. */
-static int fence_step(MPI_Win win, int* rows, int k, int me, int size) {
+static int fence_step(const Job* job, int k) {
+    MPI_Win win = job->win;
+    const int* rows = job->rows;
+    const int me = job->me, size = job->size;
     static int row[kInts];
     const int left = (me + size - 1) % size;
     for (int i = 0; i < kInts; ++i) row[i] = value(k, i) + me;
@@ -74,6 +89,25 @@ static int fence_step(MPI_Win win, int* rows, int k, int me, int size) {
             break;
         }
     errs += MT_EQ(MPI_Win_fence(0, win), MPI_SUCCESS);  // the next step's puts may go
+    return errs;
+}
+
+/* kWarmUp steps, then kSteps counted ones, which must allocate fewer than
+ * kSteps / 10 times in this thread. */
+static int warm_then_count(const char* what, int (*step)(const Job*, int), const Job* job) {
+    int errs = 0;
+    for (int k = 0; k < kWarmUp; ++k) errs += step(job, k);
+#ifdef COUNT_ALLOCATIONS
+    t_allocations = 0;
+    t_counting = 1;
+#endif
+    for (int k = 0; k < kSteps; ++k) errs += step(job, k);
+#ifdef COUNT_ALLOCATIONS
+    t_counting = 0;
+    errs += MT_CHECK(t_allocations < kSteps / 10,
+                     "%s steps on %d ranks: %ld heap allocations in %d steps", what, job->size,
+                     t_allocations, kSteps);
+#endif
     return errs;
 }
 
@@ -95,37 +129,10 @@ int main(int argc, char** argv) {
         MPI_Group_incl(world, 1, &r, &only[r]);
     }
 
-    for (int counted = 0; counted <= 1; ++counted) {
-        const int steps = counted ? kSteps : kWarmUp;
-#ifdef COUNT_ALLOCATIONS
-        t_allocations = 0;
-        t_counting = counted;
-#endif
-        for (int k = 0; k < steps; ++k) errs += pscw_step(win, rows, k, me, size, others, only);
-#ifdef COUNT_ALLOCATIONS
-        t_counting = 0;
-        if (counted)
-            errs += MT_CHECK(t_allocations < kSteps / 10,
-                             "PSCW steps on %d ranks: %ld heap allocations in %d steps", size,
-                             t_allocations, kSteps);
-#endif
-    }
+    const Job job = {win, rows, me, size, others, only};
+    errs += warm_then_count("PSCW", pscw_step, &job);
     MPI_Win_fence(0, win);
-    for (int counted = 0; counted <= 1; ++counted) {
-        const int steps = counted ? kSteps : kWarmUp;
-#ifdef COUNT_ALLOCATIONS
-        t_allocations = 0;
-        t_counting = counted;
-#endif
-        for (int k = 0; k < steps; ++k) errs += fence_step(win, rows, k, me, size);
-#ifdef COUNT_ALLOCATIONS
-        t_counting = 0;
-        if (counted)
-            errs += MT_CHECK(t_allocations < kSteps / 10,
-                             "fence steps on %d ranks: %ld heap allocations in %d steps", size,
-                             t_allocations, kSteps);
-#endif
-    }
+    errs += warm_then_count("fence", fence_step, &job);
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
 
     for (int r = 0; r < size; ++r) {

@@ -121,9 +121,10 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
 // Maps a ring's pages in this process now. Otherwise the first pass of the
 // ring's records faults on every page it reaches, in the sender and in the
 // receiver: a short benchmark run or a program's first thousand messages
-// pay a fault per 4 KiB (128 8-byte messages). The pages are the segment's
-// already (shared memory); this only fills our page tables. Kernels before
-// 5.14 do not know MADV_POPULATE_WRITE: then the faults come as before.
+// pay a fault per 4 KiB (128 8-byte messages). The first rank to map a page
+// also allocates it in the segment, which the ring would do on its first
+// pass anyway. Kernels before 5.14 do not know MADV_POPULATE_WRITE: then
+// the faults come as before.
 void ShmTransport::prefault(const RingView& ring) {
 #ifdef MADV_POPULATE_WRITE
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
