@@ -34,7 +34,7 @@ Engine::Engine(int world_rank, std::vector<transport::Transport*> transport_of, 
     : world_rank_(world_rank),
       transport_of_(std::move(transport_of)),
       lock_(lock),
-      options_(options),
+      options_(std::move(options)),
       queued_(transport_of_.size()),
       last_sent_(transport_of_.size(), 0) {
     set_aside_.reserve(kSetAsideInSignal);
