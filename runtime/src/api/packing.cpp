@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
 
 #include "p2p/segments.hpp"
 
@@ -10,11 +11,37 @@ namespace si::api {
 // A send's packed copy, and for a streamed one the count of bytes packed so
 // far, which its receiver follows. The send's hook and, while it packs, the
 // sending call share it: whichever lets go last frees it, so a thread that
-// completes the send never frees what the caller still packs into.
+// completes the send never frees what the caller still packs into. In a
+// transport's staging memory the count comes first, on a line of its own,
+// so that the receiver reads both as memory.
 struct Outgoing::Packed {
-    explicit Packed(std::size_t size) : bytes(std::make_unique_for_overwrite<std::byte[]>(size)) {}
-    std::unique_ptr<std::byte[]> bytes;
-    std::atomic<std::uint64_t> ready{0};
+    static constexpr std::size_t kCountBytes = 64;
+
+    Packed(std::size_t bytes_packed, transport::Transport* stream_through) : size(bytes_packed) {
+        if (stream_through != nullptr) staging = stream_through->acquire_staging(kCountBytes + size);
+        if (staging != nullptr) {
+            transport = stream_through;
+            ready = new (staging) std::atomic<std::uint64_t>(0);
+            bytes = staging + kCountBytes;
+        } else {
+            own = std::make_unique_for_overwrite<std::byte[]>(size);
+            ready = &own_ready;
+            bytes = own.get();
+        }
+    }
+    ~Packed() {
+        if (staging != nullptr) transport->release_staging(staging, kCountBytes + size);
+    }
+    Packed(const Packed&) = delete;
+    Packed& operator=(const Packed&) = delete;
+
+    std::size_t size;
+    std::byte* bytes = nullptr;
+    std::atomic<std::uint64_t>* ready = nullptr;
+    std::byte* staging = nullptr;
+    transport::Transport* transport = nullptr;  // whose staging
+    std::unique_ptr<std::byte[]> own;
+    std::atomic<std::uint64_t> own_ready{0};
 };
 
 namespace {
@@ -25,7 +52,7 @@ class KeepPacked final : public p2p::CompletionHook {
         : packed_(std::move(packed)), streamed_(streamed) {}
     void completed(const p2p::Completion&) override {}
     const std::atomic<std::uint64_t>* bytes_ready() const override {
-        return streamed_ ? &packed_->ready : nullptr;
+        return streamed_ ? packed_->ready : nullptr;
     }
 
   private:
@@ -35,19 +62,25 @@ class KeepPacked final : public p2p::CompletionHook {
 
 class UnpackReceived final : public p2p::CompletionHook {
   public:
-    UnpackReceived(const datatype::Type& type, void* buffer, std::size_t capacity,
+    UnpackReceived(const datatype::Type& type, void* buffer, std::size_t count,
                    std::unique_ptr<std::byte[]> packed)
-        : type_(type), buffer_(buffer), capacity_(capacity), packed_(std::move(packed)) {}
+        : type_(type), buffer_(buffer), count_(count), packed_(std::move(packed)) {}
     void completed(const p2p::Completion& result) override {
-        if (result.cancelled) return;
-        datatype::unpack(type_, packed_.get(), std::min(result.bytes, capacity_), buffer_);
+        if (result.cancelled || unpacker_) return;
+        datatype::unpack(type_, packed_.get(), std::min(result.bytes, type_.bytes(count_)), buffer_);
+    }
+    bool unpack_part(const std::byte* data, std::size_t bytes) override {
+        if (!unpacker_) unpacker_.emplace(type_, buffer_, count_);
+        unpacker_->next(data, bytes);
+        return true;
     }
 
   private:
     datatype::Type type_;
     void* buffer_;
-    std::size_t capacity_;
+    std::size_t count_;
     std::unique_ptr<std::byte[]> packed_;
+    std::optional<datatype::Unpacker> unpacker_;  // once parts came straight from a sender
 };
 
 // The list of pieces a receive in pieces keeps until it completes.
@@ -86,16 +119,16 @@ std::vector<transport::Segment> pieces_of(const datatype::Type& type, const void
 }  // namespace
 
 Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
-                   Streaming streaming)
+                   transport::Transport* stream_through)
     : data_(nullptr), bytes_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = message_data(buffer, count, type);
         return;
     }
-    packed_ = std::make_shared<Packed>(bytes_);
-    data_ = packed_->bytes.get();
-    if (streaming == Streaming::no)
-        datatype::pack(type, buffer, count, packed_->bytes.get());
+    packed_ = std::make_shared<Packed>(bytes_, stream_through);
+    data_ = packed_->bytes;
+    if (stream_through == nullptr)
+        datatype::pack(type, buffer, count, packed_->bytes);
     else
         packer_.emplace(type, buffer, count);
 }
@@ -111,9 +144,9 @@ std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
 void Outgoing::pack_while_sent() {
     if (!packer_) return;
     std::size_t done = 0;
-    while (const std::size_t n = packer_->next(packed_->bytes.get() + done, p2p::kStreamPart)) {
+    while (const std::size_t n = packer_->next(packed_->bytes + done, p2p::kStreamPart)) {
         done += n;
-        packed_->ready.store(done, std::memory_order_release);
+        packed_->ready->store(done, std::memory_order_release);
     }
     packer_.reset();
     packed_.reset();
@@ -121,7 +154,7 @@ void Outgoing::pack_while_sent() {
 
 Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,
                    Streaming streaming)
-    : buffer_(buffer), data_(nullptr), capacity_(type.bytes(count)) {
+    : buffer_(buffer), data_(nullptr), count_(count), capacity_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = message_data(buffer, count, type);
         return;
@@ -137,7 +170,7 @@ Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, 
 std::unique_ptr<p2p::CompletionHook> Incoming::unpack_when_received() {
     if (!pieces_.empty()) return std::make_unique<HoldPieces>(std::move(pieces_));
     if (!packed_) return nullptr;
-    return std::make_unique<UnpackReceived>(*type_, buffer_, capacity_, std::move(packed_));
+    return std::make_unique<UnpackReceived>(*type_, buffer_, count_, std::move(packed_));
 }
 
 void Incoming::unpack(std::size_t bytes) const {

@@ -36,11 +36,14 @@ Pointer message_data(Pointer buffer, std::size_t count, const datatype::Type& ty
     return type.bytes(count) == 0 ? buffer : type.data(buffer);
 }
 
-// The bytes to send for `count` items of `type` at `buffer`.
+// The bytes to send for `count` items of `type` at `buffer`. A send that
+// streams names the transport to its peer (`stream_through`; null: it does
+// not stream), and packs into that transport's staging memory when it has
+// enough free (Transport::acquire_staging), else into a private copy.
 class Outgoing {
   public:
     Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
-             Streaming streaming = Streaming::no);
+             transport::Transport* stream_through = nullptr);
     ~Outgoing();
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
@@ -85,6 +88,7 @@ class Incoming {
     // completion); not made otherwise, as every receive makes an Incoming.
     std::optional<datatype::Type> type_;
     void* data_;
+    std::size_t count_;
     std::size_t capacity_;
     std::unique_ptr<std::byte[]> packed_;
     std::vector<transport::Segment> pieces_;

@@ -129,13 +129,13 @@ p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capa
 }
 
 // A ghost copies a message whole, after it was posted: nothing streams.
-Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count) {
-    if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return Streaming::no;
-    const p2p::Engine& engine = *Runtime::get()->engine;
+transport::Transport* streaming_to(const Communicator& c, int dest, const datatype::Type& type,
+                                   int count) {
+    if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return nullptr;
+    p2p::Engine& engine = *Runtime::get()->engine;
     const int peer = c.ref().world_of[dest];
-    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer))
-        return Streaming::no;
-    return engine.streams_with(peer) ? Streaming::allowed : Streaming::no;
+    if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer)) return nullptr;
+    return engine.streams_with(peer) ? &engine.transport_to(peer) : nullptr;
 }
 
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type) {

@@ -23,10 +23,12 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
                   int tag, MPI_Comm comm, Communicator*& c, const datatype::Type*& type);
 
 // Whether a send of `count` items of a non-contiguous type to communicator
-// rank `dest`, or a receive of one from `source` (MPI_ANY_SOURCE included),
-// may stream (api/packing.hpp). A contiguous type never does, and is not
-// looked at further: every message asks.
-Streaming streaming_to(const Communicator& c, int dest, const datatype::Type& type, int count);
+// rank `dest` (then the transport it streams through, else null), or a
+// receive of one from `source` (MPI_ANY_SOURCE included), may stream
+// (api/packing.hpp). A contiguous type never does, and is not looked at
+// further: every message asks.
+transport::Transport* streaming_to(const Communicator& c, int dest, const datatype::Type& type,
+                                   int count);
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type);
 
 // Where the application's point-to-point messages go: the engine, or in

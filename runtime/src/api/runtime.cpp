@@ -156,7 +156,8 @@ void Runtime::bring_up() {
     // creator unlinks the names, after which no crash can leave them behind.
     transport::shm::Layout layout{locality.local_size(), settings.shm_cells,
                                   std::max(settings.shm_eager_limit(), kControlBodyBytes),
-                                  settings.shm_ring_bytes};
+                                  settings.shm_ring_bytes,
+                                  settings.shm_staging_bytes_for(locality.local_size())};
     const bool creator = locality.local_index() == 0;
     // Checked by every rank, so that none waits at the fence for one that failed.
     std::optional<node::GhostArea::Shape> ghosts;

@@ -291,6 +291,28 @@ const std::vector<Knob>& table() {
          bytes_in_range(&Settings::shm_split_read_bytes, std::size_t{64} << 10,
                         std::size_t{1} << 40,
                         "off or a byte count of at least 64k, for example 128k", true)},
+        {"SI_SHM_STAGING_BYTES", "auto|off|bytes (k/m suffix)", "auto",
+         "Shared memory each rank of a host packs rendezvous messages of non-contiguous "
+         "datatypes into, for its peers to copy out with plain memory copies while it packs; "
+         "a message that does not fit the free part is packed privately and read across "
+         "processes. auto: 32m divided among the host's ranks, from 256k to 4m each. off: "
+         "none.",
+         "transport/shm",
+         [](std::string_view text, Settings& out) -> std::optional<std::string> {
+             if (text == "auto") {
+                 out.shm_staging_bytes.reset();
+                 return std::nullopt;
+             }
+             if (text == "off") {
+                 out.shm_staging_bytes = 0;
+                 return std::nullopt;
+             }
+             auto value = parse_bytes(text);
+             if (!value || *value < (std::size_t{64} << 10) || *value > (std::size_t{1} << 30))
+                 return "expected auto, off or a byte count from 64k to 1g, for example 4m";
+             out.shm_staging_bytes = *value;
+             return std::nullopt;
+         }},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "

@@ -19,8 +19,11 @@ namespace si {
 
 namespace {
 
-// Names still linked, readable from a signal handler: fixed-size slots, each
-// claimed with a compare-and-swap and cleared on unlink.
+// Names still linked, readable from a signal handler: fixed-size slots, a
+// slot's name written before it is marked used (release) and read after
+// (acquire). Threads of MPI_THREAD_MULTIPLE create segments at once (a
+// communicator's node collectives each), so taking and clearing slots is
+// serialised; the handler takes no lock.
 constexpr std::size_t kMaxLinked = 16;
 constexpr std::size_t kNameBytes = 128;
 struct LinkedName {
@@ -28,20 +31,24 @@ struct LinkedName {
     char name[kNameBytes];
 };
 std::array<LinkedName, kMaxLinked> g_linked;
+std::mutex g_linked_mutex;
 
 void remember(const std::string& name) {
     if (name.size() >= kNameBytes) return;
+    const std::lock_guard lock(g_linked_mutex);
     for (LinkedName& slot : g_linked) {
-        bool expected = false;
-        if (slot.used.load() || !slot.used.compare_exchange_strong(expected, true)) continue;
+        if (slot.used.load(std::memory_order_relaxed)) continue;
         std::memcpy(slot.name, name.c_str(), name.size() + 1);
+        slot.used.store(true, std::memory_order_release);
         return;
     }
 }
 
 void forget(const std::string& name) {
+    const std::lock_guard lock(g_linked_mutex);
     for (LinkedName& slot : g_linked)
-        if (slot.used.load() && name == slot.name) slot.used.store(false);
+        if (slot.used.load(std::memory_order_relaxed) && name == slot.name)
+            slot.used.store(false, std::memory_order_relaxed);
 }
 
 constexpr std::array kFatalSignals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -50,7 +57,7 @@ struct sigaction g_previous[kFatalSignals.size()];
 
 void cleanup_and_chain(int signo, siginfo_t* info, void* context) {
     for (LinkedName& slot : g_linked)
-        if (slot.used.load()) ::shm_unlink(slot.name);
+        if (slot.used.load(std::memory_order_acquire)) ::shm_unlink(slot.name);
     for (std::size_t i = 0; i < kFatalSignals.size(); ++i) {
         if (kFatalSignals[i] != signo) continue;
         const struct sigaction& previous = g_previous[i];

@@ -217,14 +217,18 @@ inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 26;
 void pack(const Type& type, const void* buffer, std::size_t count, void* out);
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer);
 
-// The same packing a part at a time (a send packs while its receiver reads
-// what is packed already): each next() packs the following `bytes` of the
-// packed form, or what is left if less, and returns how many it packed. The
-// type must outlive the packer.
-class Packer {
-  public:
-    Packer(const Type& type, const void* buffer, std::size_t count);
-    std::size_t next(void* out, std::size_t bytes);
+// The same a part at a time (a send packs while its receiver reads what is
+// packed already; a receive unpacks each part as it reads it): each next()
+// copies the following `bytes` of the packed form out of the items
+// (Packer) or into them (Unpacker), or what is left if less, and returns
+// how many it copied. The type must outlive them.
+class PartCursor {
+  protected:
+    PartCursor(const Type& type, const void* buffer, std::size_t count);
+    // Calls copy(item bytes, packed offset, n) for each run of the next
+    // `bytes` packed bytes.
+    template <typename Copy>
+    std::size_t advance(std::size_t bytes, Copy copy);
 
   private:
     const Type& type_;
@@ -232,7 +236,20 @@ class Packer {
     std::size_t count_;
     Block storage_;
     std::span<const Block> blocks_;
-    std::size_t item_ = 0, block_ = 0, offset_ = 0;  // where the next byte comes from
+    std::size_t item_ = 0, block_ = 0, offset_ = 0;  // where the next byte is
+};
+
+class Packer : PartCursor {
+  public:
+    Packer(const Type& type, const void* buffer, std::size_t count)
+        : PartCursor(type, buffer, count) {}
+    std::size_t next(void* out, std::size_t bytes);
+};
+
+class Unpacker : PartCursor {
+  public:
+    Unpacker(const Type& type, void* buffer, std::size_t count) : PartCursor(type, buffer, count) {}
+    std::size_t next(const void* in, std::size_t bytes);
 };
 // MPI_Get_elements: basic elements in `bytes` packed bytes of this type.
 std::size_t elements_in(const Type& type, std::size_t bytes);

@@ -23,20 +23,20 @@ void pack(const Type& type, const void* buffer, std::size_t count, void* out) {
     }
 }
 
-Packer::Packer(const Type& type, const void* buffer, std::size_t count)
+PartCursor::PartCursor(const Type& type, const void* buffer, std::size_t count)
     : type_(type), buffer_(buffer), count_(count), blocks_(type.blocks(storage_)) {
-    if (blocks_.empty() || type.packed == 0) count_ = 0;  // nothing to pack
+    if (blocks_.empty() || type.packed == 0) count_ = 0;  // nothing to copy
 }
 
-std::size_t Packer::next(void* out, std::size_t bytes) {
-    auto* to = static_cast<std::byte*>(out);
-    std::size_t packed = 0;
-    while (packed < bytes && item_ < count_) {
+template <typename Copy>
+std::size_t PartCursor::advance(std::size_t bytes, Copy copy) {
+    std::size_t copied = 0;
+    while (copied < bytes && item_ < count_) {
         const Block& block = blocks_[block_];
-        const std::size_t n = std::min(block.length - offset_, bytes - packed);
+        const std::size_t n = std::min(block.length - offset_, bytes - copied);
         const std::byte* item = at(buffer_, static_cast<std::ptrdiff_t>(item_) * type_.extent);
-        std::memcpy(to + packed, at(item, block.offset + static_cast<std::ptrdiff_t>(offset_)), n);
-        packed += n;
+        copy(at(item, block.offset + static_cast<std::ptrdiff_t>(offset_)), copied, n);
+        copied += n;
         offset_ += n;
         if (offset_ < block.length) continue;
         offset_ = 0;
@@ -45,7 +45,22 @@ std::size_t Packer::next(void* out, std::size_t bytes) {
             ++item_;
         }
     }
-    return packed;
+    return copied;
+}
+
+std::size_t Packer::next(void* out, std::size_t bytes) {
+    auto* to = static_cast<std::byte*>(out);
+    return advance(bytes, [to](const std::byte* data, std::size_t at, std::size_t n) {
+        std::memcpy(to + at, data, n);
+    });
+}
+
+// The items are the caller's writable buffer (the constructor took it so).
+std::size_t Unpacker::next(const void* in, std::size_t bytes) {
+    const auto* from = static_cast<const std::byte*>(in);
+    return advance(bytes, [from](const std::byte* data, std::size_t at, std::size_t n) {
+        std::memcpy(const_cast<std::byte*>(data), from + at, n);
+    });
 }
 
 void unpack(const Type& type, const void* in, std::size_t bytes, void* buffer) {

@@ -41,6 +41,11 @@ class CompletionHook {
     // the count of bytes packed so far, which the receiver follows
     // (p2p/segments.hpp). Null when all are. Read once at the send.
     virtual const std::atomic<std::uint64_t>* bytes_ready() const { return nullptr; }
+    // A receive into a scratch copy that it unpacks when it completes: may
+    // it instead unpack the data part by part, in order, from memory the
+    // transport exposes (Transport::view)? Then it unpacks the next `bytes`
+    // and answers true, and unpacks nothing more when it completes.
+    virtual bool unpack_part(const std::byte* /*data*/, std::size_t /*bytes*/) { return false; }
 };
 
 // Aligned so that the fields a queue scan reads (up to `links`) share a line.

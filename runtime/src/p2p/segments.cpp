@@ -14,8 +14,8 @@
 namespace si::p2p {
 
 transport::Result read_into(transport::Transport& transport, int peer,
-                            std::span<const Segment> pieces, std::size_t skip, std::uint64_t remote,
-                            std::size_t bytes) {
+                            std::span<const Segment> pieces, std::size_t skip,
+                            transport::RemoteKey remote, std::size_t bytes) {
     for (; !pieces.empty() && skip >= pieces.front().bytes; pieces = pieces.subspan(1))
         skip -= static_cast<std::size_t>(pieces.front().bytes);
     std::array<Segment, transport::kMaxSegmentsPerCall> call;
@@ -36,7 +36,7 @@ transport::Result read_into(transport::Transport& transport, int peer,
         if (transport.rdma_readv(peer, std::span(call.data(), count), remote) !=
             transport::Result::done)
             return transport::Result::failed;
-        remote += batch;
+        remote.address += batch;
         bytes -= static_cast<std::size_t>(batch);
     }
     return bytes == 0 ? transport::Result::done : transport::Result::failed;
@@ -73,10 +73,12 @@ transport::Result Engine::read_streamed(const Request& request, int peer, const 
     // The sender is inside its send call, packing: it soon has more ready.
     // Yielding between looks lets it run if it shares this CPU.
     std::size_t done = 0;
+    bool unpacking = false;
     while (done < bytes) {
         std::uint64_t ready = bytes;
         if (rts.ready != 0 &&
-            transport.rdma_read(peer, &ready, sizeof ready, transport::RemoteKey{rts.ready, 0}, 0) !=
+            transport.rdma_read(peer, &ready, sizeof ready, transport::RemoteKey{rts.ready, rts.key},
+                                0) !=
                 transport::Result::done)
             return transport::Result::failed;
         const std::size_t until = static_cast<std::size_t>(std::min<std::uint64_t>(ready, bytes));
@@ -89,7 +91,20 @@ transport::Result Engine::read_streamed(const Request& request, int peer, const 
         // never splits the copy with the sender (transport/shm/split_read.hpp),
         // whose core packs meanwhile; its progress thread would only copy
         // bytes its packing thread had just written.
-        const std::uint64_t remote = rts.address + done;
+        const transport::RemoteKey remote{rts.address + done, rts.key};
+        // Data the transport exposes as memory goes straight to a receive
+        // that unpacks it, saving the copy into its scratch: every part or
+        // none (one registration is either exposed or not).
+        const std::byte* data = (done == 0 || unpacking) && request.hook != nullptr &&
+                                        request.segments.empty()
+                                    ? transport.view(peer, remote, until - done)
+                                    : nullptr;
+        if (data != nullptr && request.hook->unpack_part(data, until - done)) {
+            unpacking = true;
+            done = until;
+            continue;
+        }
+        if (unpacking) return transport::Result::failed;
         const Segment rest{reinterpret_cast<std::uint64_t>(request.buffer) + done, until - done};
         const transport::Result result =
             request.segments.empty()

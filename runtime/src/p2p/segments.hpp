@@ -30,8 +30,8 @@ inline constexpr std::size_t kStreamPart = std::size_t{128} * 1024;
 // Reads `bytes` from the peer's run at `remote` into `pieces`, from `skip`
 // bytes into them, kMaxSegmentsPerCall pieces a call. Returns done or failed.
 transport::Result read_into(transport::Transport& transport, int peer,
-                            std::span<const Segment> pieces, std::size_t skip, std::uint64_t remote,
-                            std::size_t bytes);
+                            std::span<const Segment> pieces, std::size_t skip,
+                            transport::RemoteKey remote, std::size_t bytes);
 
 // Copies `bytes` of contiguous data into the first of `pieces`.
 void scatter(std::span<const Segment> pieces, const std::byte* data, std::size_t bytes);

@@ -148,8 +148,23 @@ public:
     // (Capabilities::vectored; a transport without it refuses): the bytes
     // they hold, from the peer's run at `remote`.
     virtual Result rdma_readv(int /*peer*/, std::span<const Segment> /*local*/,
-                              std::uint64_t /*remote*/) {
+                              RemoteKey /*remote*/) {
         return Result::failed;
+    }
+
+    // Staging: memory of this process that its peers of this transport read
+    // as plain memory, not through a system call (shared memory: a part of
+    // the host's segment). A sender that must copy its data anyway (packing
+    // a non-contiguous type) copies into it, and registering a range of it
+    // gives a key that makes the peer's reads memory copies. Null when the
+    // transport has none or none is free; thread-safe, no progress lock.
+    virtual std::byte* acquire_staging(std::size_t /*bytes*/) { return nullptr; }
+    virtual void release_staging(std::byte* /*staging*/, std::size_t /*bytes*/) {}
+    // The peer's `bytes` at `remote` as memory of this process, where its
+    // registration allows (staging): the reader may copy from it in any
+    // way, unpacking included. Null otherwise.
+    virtual const std::byte* view(int /*peer*/, RemoteKey /*remote*/, std::size_t /*bytes*/) {
+        return nullptr;
     }
 
     // Messages sent to `peer` that it has not handed back yet (meaningful

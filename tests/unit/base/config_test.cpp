@@ -75,6 +75,19 @@ TEST(Config, SplitReadThresholdTakesOffOrBytesFrom64k) {
     EXPECT_THROW(load(from({{"SI_SHM_SPLIT_READ_BYTES", "0"}})), Error);
 }
 
+TEST(Config, StagingAreaIsSharedAmongTheHostsRanks) {
+    const Settings automatic = load(from({}));
+    EXPECT_EQ(automatic.shm_staging_bytes_for(2), std::size_t{4} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(8), std::size_t{4} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(16), std::size_t{2} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(1024), std::size_t{256} << 10);
+    EXPECT_EQ(load(from({{"SI_SHM_STAGING_BYTES", "off"}})).shm_staging_bytes_for(2), 0u);
+    EXPECT_EQ(load(from({{"SI_SHM_STAGING_BYTES", "64k"}})).shm_staging_bytes_for(64),
+              std::size_t{64} << 10);
+    EXPECT_THROW(load(from({{"SI_SHM_STAGING_BYTES", "4k"}})), Error);
+    EXPECT_THROW(load(from({{"SI_SHM_STAGING_BYTES", "2g"}})), Error);
+}
+
 TEST(Config, UnknownVariableGetsNearMatch) {
     auto warnings = unknown_variable_warnings({"SI_PROGRES", "SI_PROGRESS", "PATH", "SI_ZZZZZZZZZZ"});
     ASSERT_EQ(warnings.size(), 2u);

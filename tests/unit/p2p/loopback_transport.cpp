@@ -42,7 +42,8 @@ public:
         return finish(cookie);
     }
     transport::Result rdma_readv(int, std::span<const transport::Segment> local,
-                                 std::uint64_t remote) override {
+                                 transport::RemoteKey key) override {
+        std::uint64_t remote = key.address;
         for (const transport::Segment& piece : local) {
             std::memcpy(reinterpret_cast<void*>(piece.address), reinterpret_cast<const void*>(remote),
                         piece.bytes);

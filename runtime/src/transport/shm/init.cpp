@@ -21,8 +21,9 @@ struct SegmentHeader {
     std::int32_t cells;
     std::uint64_t max_body;
     std::uint64_t ring_capacity;
+    std::uint64_t staging_bytes;
 };
-constexpr std::uint64_t kMagic = 0x5349'5348'4d52'4933ULL;  // "SISHMRI3"
+constexpr std::uint64_t kMagic = 0x5349'5348'4d52'4934ULL;  // "SISHMRI4"
 constexpr std::size_t kSegmentHeaderBytes = round_up(sizeof(SegmentHeader));
 
 // A rank maps its rings (to and from every local rank) at start-up while
@@ -30,6 +31,9 @@ constexpr std::size_t kSegmentHeaderBytes = round_up(sizeof(SegmentHeader));
 // 29 MiB of shared memory for the node. Beyond, committing n^2 rings up
 // front would cost more than the faults it saves, and rings fault in on use.
 constexpr std::size_t kPrefaultBytes = std::size_t{4} << 20;
+
+// Staging areas start on a page of their own and are whole pages.
+constexpr std::size_t kPageBytes = 4096;
 
 }  // namespace
 
@@ -45,17 +49,28 @@ std::size_t Layout::rings_bytes() const {
     return ring_stride() * static_cast<std::size_t>(local_size) * local_size;
 }
 
+std::size_t Layout::staging_offset() const {
+    const std::size_t end = kSegmentHeaderBytes + rings_bytes() +
+                            (sizeof(ReadOffer) + sizeof(OwnerLine)) * static_cast<std::size_t>(local_size);
+    return (end + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+
+// A page more than asked for: a sender puts a line of its own before the data
+// (api/packing.cpp), and a message of the full size still fits.
+std::size_t Layout::staging_area_bytes() const {
+    return staging_bytes < kPageBytes ? 0 : staging_bytes / kPageBytes * kPageBytes + kPageBytes;
+}
+
 std::size_t Layout::segment_bytes() const {
-    return kSegmentHeaderBytes + rings_bytes() +
-           (sizeof(ReadOffer) + sizeof(OwnerLine)) * static_cast<std::size_t>(local_size);
+    return staging_offset() + staging_area_bytes() * static_cast<std::size_t>(local_size);
 }
 
 SharedSegment ShmTransport::create_segment(const std::string& job_id, const Layout& layout) {
     SharedSegment segment =
         SharedSegment::create(SharedSegment::name_for(job_id, "shm"), layout.segment_bytes());
     auto* header = static_cast<SegmentHeader*>(segment.data());
-    *header = SegmentHeader{kMagic, layout.local_size, layout.cells, layout.max_body,
-                            layout.ring_capacity()};
+    *header = SegmentHeader{kMagic,           layout.local_size,      layout.cells,
+                            layout.max_body,  layout.ring_capacity(), layout.staging_area_bytes()};
     return segment;
 }
 
@@ -77,16 +92,21 @@ ShmTransport::ShmTransport(SharedSegment segment, const node::Region& region,
     : layout_(layout), segment_(std::move(segment)),
       base_(static_cast<std::byte*>(segment_.data())), region_(region),
       locality_(locality), me_(locality.local_index()),
+      staging_(base_ + layout.staging_offset() +
+                   layout.staging_area_bytes() * static_cast<std::size_t>(me_),
+               layout.staging_area_bytes()),
       // Doorbells are futex words of the region whatever SI_WAKE says: ranks
       // wake each other, which needs no kernel module.
       doorbell_backend_(wake::make_backend(config::WakeBackend::futex)) {
     const auto* header = static_cast<const SegmentHeader*>(segment_.data());
     if (header->magic != kMagic || header->local_size != layout.local_size ||
         header->cells != layout.cells || header->max_body != layout.max_body ||
-        header->ring_capacity != layout.ring_capacity())
+        header->ring_capacity != layout.ring_capacity() ||
+        header->staging_bytes != layout.staging_area_bytes())
         fail(
             "shared-memory segment {} was made with other settings: every rank of a job "
-            "must see the same SI_EAGER_LIMIT, SI_SHM_CELLS and SI_SHM_RING_BYTES",
+            "must see the same SI_EAGER_LIMIT, SI_SHM_CELLS, SI_SHM_RING_BYTES and "
+            "SI_SHM_STAGING_BYTES",
             segment_.name());
     capabilities_ = Capabilities{.name = "shm",
                                  .max_body_bytes = layout.max_body,

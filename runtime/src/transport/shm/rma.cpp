@@ -27,14 +27,54 @@ std::uint64_t total_bytes(std::span<const Segment> segments) {
 
 Registration ShmTransport::register_memory(const void* address, std::size_t bytes) {
     // Cross-memory attach needs no pinning; the peer reads by pid and address.
-    return Registration{const_cast<void*>(address), bytes, 0, nullptr};
+    // A range of the staging area is read as memory instead: its key is where
+    // this process maps the segment, from which the peer finds the offset.
+    const std::uint64_t key =
+        staging_.contains(address, bytes) ? reinterpret_cast<std::uint64_t>(base_) : 0;
+    return Registration{const_cast<void*>(address), bytes, key, nullptr};
+}
+
+const std::byte* ShmTransport::staged(int owner, RemoteKey remote, std::size_t bytes) const {
+    const std::uint64_t begin = layout_.staging_offset() +
+                                layout_.staging_area_bytes() * static_cast<std::size_t>(owner);
+    const std::uint64_t offset = remote.address - remote.key;
+    if (remote.address < remote.key || offset < begin ||
+        offset + bytes > begin + layout_.staging_area_bytes())
+        return nullptr;
+    return base_ + offset;
 }
 
 void ShmTransport::deregister_memory(Registration& registration) { registration = {}; }
 
+const std::byte* ShmTransport::view(int peer, RemoteKey remote, std::size_t bytes) {
+    if (remote.key == 0) return nullptr;
+    const std::byte* data = staged(locality_.local_index_of[peer], remote, bytes);
+    if (data != nullptr) {
+        ++staged_reads_;
+        staged_bytes_ += bytes;
+    }
+    return data;
+}
+
 Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteKey remote,
                                std::uint64_t) {
     const int owner = locality_.local_index_of[peer];
+    if (remote.key != 0) {
+        const std::byte* from = staged(owner, remote, bytes);
+        if (from == nullptr) return staging_refused(peer, remote, bytes);
+        // A count the owner publishes (a streamed send's bytes packed) is
+        // read with acquire order, which orders the data read after it.
+        if (bytes == sizeof(std::uint64_t) &&
+            reinterpret_cast<std::uintptr_t>(from) % alignof(std::uint64_t) == 0) {
+            const std::uint64_t value =
+                std::atomic_ref(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(from)))
+                    .load(std::memory_order_acquire);
+            std::memcpy(local, &value, sizeof value);
+        } else {
+            std::memcpy(local, from, bytes);
+        }
+        return Result::done;
+    }
     const pid_t pid = pid_of_[owner];
     const bool large = split_reads_from_ != 0 && bytes >= split_reads_from_ && owner != me_;
     std::atomic<std::uint32_t>& reading = owners_[static_cast<std::size_t>(me_)].reading;
@@ -61,15 +101,27 @@ Result ShmTransport::rdma_write(int peer, const void* local, std::size_t bytes, 
     return Result::failed;
 }
 
-Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, std::uint64_t remote) {
-    const pid_t pid = pid_of_[locality_.local_index_of[peer]];
+Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, RemoteKey remote) {
+    const int owner = locality_.local_index_of[peer];
+    const std::uint64_t bytes = total_bytes(local);
+    if (remote.key != 0) {
+        const std::byte* from = staged(owner, remote, static_cast<std::size_t>(bytes));
+        if (from == nullptr) return staging_refused(peer, remote, static_cast<std::size_t>(bytes));
+        for (const Segment& piece : local) {
+            std::memcpy(reinterpret_cast<void*>(piece.address), from, piece.bytes);
+            from += piece.bytes;
+        }
+        ++staged_reads_;
+        staged_bytes_ += bytes;
+        return Result::done;
+    }
+    const pid_t pid = pid_of_[owner];
     std::array<iovec, kMaxSegmentsPerCall> local_iov;
     if (local.size() > local_iov.size()) return Result::failed;
     std::ranges::transform(local, local_iov.begin(), [](const Segment& s) {
         return iovec{reinterpret_cast<void*>(s.address), static_cast<std::size_t>(s.bytes)};
     });
-    const std::uint64_t bytes = total_bytes(local);
-    iovec remote_iov{reinterpret_cast<void*>(remote), static_cast<std::size_t>(bytes)};
+    iovec remote_iov{reinterpret_cast<void*>(remote.address), static_cast<std::size_t>(bytes)};
     const int err = cross_memory::read(pid, std::span(local_iov.data(), local.size()),
                                          std::span(&remote_iov, 1));
     if (err == 0) return Result::done;
@@ -128,11 +180,20 @@ void ShmTransport::help_split_reads() {
     }
 }
 
+Result ShmTransport::staging_refused(int peer, RemoteKey remote, std::size_t bytes) const {
+    log::error("internal: rank {} named {} bytes at {:#x} of its staging area (key {:#x}), which "
+               "are not inside it",
+               peer, bytes, remote.address, remote.key);
+    return Result::failed;
+}
+
 std::vector<Counter> ShmTransport::counters() const {
     return {{"shm_split_reads", split_reads_},
             {"shm_split_reads_helped", split_reads_helped_},
             {"shm_split_bytes_by_owner", split_bytes_by_owner_},
-            {"shm_split_bytes_for_peers", split_bytes_for_peers_}};
+            {"shm_split_bytes_for_peers", split_bytes_for_peers_},
+            {"shm_staged_reads", staged_reads_},
+            {"shm_staged_bytes", staged_bytes_}};
 }
 
 void ShmTransport::check_cross_memory_attach() const {

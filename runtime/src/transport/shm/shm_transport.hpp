@@ -19,6 +19,7 @@
 #include "node/region.hpp"
 #include "transport/shm/ring.hpp"
 #include "transport/shm/split_read.hpp"
+#include "transport/shm/staging.hpp"
 #include "transport/transport.hpp"
 #include "wake/backends.hpp"
 
@@ -32,12 +33,17 @@ struct Layout {
     int cells = 32;
     std::size_t max_body = 0;    // largest message body
     std::size_t ring_bytes = 0;  // per ordered pair; at least min_ring_bytes(max_body)
+    std::size_t staging_bytes = 0;  // per rank (staging.hpp); 0: none
 
     // ring_bytes as the ring uses it: raised to min_ring_bytes(max_body),
     // then to a power of two.
     std::size_t ring_capacity() const;
     std::size_t ring_stride() const;  // control line and records
     std::size_t rings_bytes() const;  // every ordered pair's
+    // Where the ranks' staging areas start, page-aligned, and one's size:
+    // staging_bytes in whole pages, and a page for the senders' count lines.
+    std::size_t staging_offset() const;
+    std::size_t staging_area_bytes() const;
     std::size_t segment_bytes() const;
     // ICB slots each rank needs in the node region.
     std::size_t icb_slots() const { return static_cast<std::size_t>(local_size) * cells; }
@@ -69,7 +75,12 @@ public:
                      std::uint64_t cookie) override;
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
-    Result rdma_readv(int peer, std::span<const Segment> local, std::uint64_t remote) override;
+    Result rdma_readv(int peer, std::span<const Segment> local, RemoteKey remote) override;
+    std::byte* acquire_staging(std::size_t bytes) override { return staging_.acquire(bytes); }
+    void release_staging(std::byte* staging, std::size_t bytes) override {
+        staging_.release(staging, bytes);
+    }
+    const std::byte* view(int peer, RemoteKey remote, std::size_t bytes) override;
     std::size_t messages_in_flight(int peer) const override;
     bool last_message_untaken(int peer) const override;
     // Helps peers' split reads of this rank's memory, then takes arrivals.
@@ -123,6 +134,11 @@ private:
                    number % static_cast<std::uint64_t>(layout_.cells)];
     }
     bool tuples_published() const { return record_limit_ != kNoRecordLimit; }
+    // This process's view of `bytes` at `remote` in the staging area of
+    // local rank `owner` (its registration's key is its mapping's address),
+    // or null if they are not inside it.
+    const std::byte* staged(int owner, RemoteKey remote, std::size_t bytes) const;
+    Result staging_refused(int peer, RemoteKey remote, std::size_t bytes) const;
 
     Capabilities capabilities_;
     Layout layout_;
@@ -131,6 +147,7 @@ private:
     const node::Region& region_;
     const node::Locality& locality_;
     int me_ = 0;                          // my local index
+    StagingArea staging_;                 // mine
     std::vector<Receiver> outbound_;      // by receiver's local index
     std::vector<RingConsumer> inbound_;   // by sender's local index
     static constexpr std::uint64_t kNoRecordLimit = ~std::uint64_t{0};
@@ -149,6 +166,9 @@ private:
     std::uint64_t split_reads_helped_ = 0;
     std::uint64_t split_bytes_by_owner_ = 0;
     std::uint64_t split_bytes_for_peers_ = 0;
+    // Reads of peers' staging areas (memory copies) and their bytes.
+    std::uint64_t staged_reads_ = 0;
+    std::uint64_t staged_bytes_ = 0;
 };
 
 }  // namespace si::transport::shm

@@ -1,5 +1,6 @@
 // Split reads (transport/shm/split_read.hpp): a large RDMA Read on shared
-// memory whose owner, progressing meanwhile, copies part of it. Two ranks of
+// memory whose owner, progressing meanwhile, copies part of it; and reads of
+// an owner's staging area (staging.hpp), which are memory copies. Two ranks of
 // one process (the same pid, so cross-memory attach reads our own memory),
 // each with its own ShmTransport on a real region and segment; the owner's
 // progress runs in a second thread. (Not under ThreadSanitizer: each rank
@@ -32,11 +33,11 @@ class NoEvents final : public Events {
 
 class TwoRanks {
   public:
-    TwoRanks() {
+    explicit TwoRanks(std::size_t staging_bytes = 0) {
         static std::atomic<int> next{0};
         const std::string job = "split-read-test-" + std::to_string(::getpid()) + "-" +
                                 std::to_string(next.fetch_add(1));
-        const Layout layout{2, 32, 16384, 128 * 1024};
+        const Layout layout{2, 32, 16384, 128 * 1024, staging_bytes};
         region_ = node::Region::create(job, 2, layout.icb_slots());
         region_.unlink();
         SharedSegment created = ShmTransport::create_segment(job, layout);
@@ -193,6 +194,55 @@ TEST(SplitRead, AnOwnerInsideMpiCopiesPartAndEveryByteArrives) {
         << "an owner polling all along never took a chunk";
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_split_bytes_by_owner"),
               TwoRanks::counter(ranks.owner(), "shm_split_bytes_for_peers"));
+}
+
+
+TEST(Staging, ARegisteredStagedRangeIsReadAsMemory) {
+    TwoRanks ranks(std::size_t{256} << 10);
+    const std::size_t bytes = 100000;
+    std::byte* staged = ranks.owner().acquire_staging(bytes);
+    ASSERT_NE(staged, nullptr);
+    const std::vector<std::byte> source = pattern(bytes, 7);
+    std::memcpy(staged, source.data(), bytes);
+    Registration registration = ranks.owner().register_memory(staged, bytes);
+    ASSERT_NE(registration.key, 0u);
+    const auto address = reinterpret_cast<std::uint64_t>(staged);
+
+    std::vector<std::byte> whole(bytes);
+    ASSERT_EQ(ranks.reader().rdma_read(1, whole.data(), bytes, RemoteKey{address, registration.key}, 0),
+              Result::done);
+    EXPECT_EQ(whole, source);
+    // Into pieces, from an offset.
+    std::vector<std::byte> first(1000), second(3000);
+    const Segment pieces[] = {{reinterpret_cast<std::uint64_t>(first.data()), first.size()},
+                              {reinterpret_cast<std::uint64_t>(second.data()), second.size()}};
+    ASSERT_EQ(ranks.reader().rdma_readv(1, pieces, RemoteKey{address + 500, registration.key}),
+              Result::done);
+    EXPECT_EQ(std::memcmp(first.data(), source.data() + 500, first.size()), 0);
+    EXPECT_EQ(std::memcmp(second.data(), source.data() + 1500, second.size()), 0);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_staged_reads"), 1u);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_staged_bytes"), 4000u);
+    // Nothing reaches past the owner's area, nor before it.
+    std::vector<std::byte> more_than_the_area(std::size_t{300} << 10);
+    EXPECT_EQ(ranks.reader().rdma_read(1, more_than_the_area.data(), more_than_the_area.size(),
+                                       RemoteKey{address, registration.key}, 0),
+              Result::failed);
+    EXPECT_EQ(ranks.reader().rdma_read(1, whole.data(), 8, RemoteKey{address - 4096, registration.key}, 0),
+              Result::failed);
+    ranks.owner().release_staging(staged, bytes);
+}
+
+TEST(Staging, PrivateMemoryKeepsTheCrossMemoryKey) {
+    TwoRanks ranks(std::size_t{256} << 10);
+    std::vector<std::byte> mine(4096);
+    EXPECT_EQ(ranks.owner().register_memory(mine.data(), mine.size()).key, 0u);
+    read_and_check(ranks, 4096, 8);
+    EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_staged_reads"), 0u);
+}
+
+TEST(Staging, WithoutAnAreaNothingIsStaged) {
+    TwoRanks ranks;
+    EXPECT_EQ(ranks.owner().acquire_staging(1), nullptr);
 }
 
 }  // namespace
