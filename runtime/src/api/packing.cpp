@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <new>
 
 #include "p2p/segments.hpp"
@@ -17,13 +18,16 @@ namespace si::api {
 struct Outgoing::Packed {
     static constexpr std::size_t kCountBytes = 64;
 
-    Packed(std::size_t bytes_packed, transport::Transport* stream_through) : size(bytes_packed) {
+    // Without room in the staging memory: a private copy if `may_own`, else
+    // no memory at all (`bytes` null).
+    Packed(std::size_t bytes_packed, transport::Transport* stream_through, bool may_own)
+        : size(bytes_packed) {
         if (stream_through != nullptr) staging = stream_through->acquire_staging(kCountBytes + size);
         if (staging != nullptr) {
             transport = stream_through;
             ready = new (staging) std::atomic<std::uint64_t>(0);
             bytes = staging + kCountBytes;
-        } else {
+        } else if (may_own) {
             own = std::make_unique_for_overwrite<std::byte[]>(size);
             ready = &own_ready;
             bytes = own.get();
@@ -123,9 +127,15 @@ Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& 
     : data_(nullptr), bytes_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = message_data(buffer, count, type);
+        if (stream_through == nullptr || bytes_ == 0) return;
+        auto staged = std::make_shared<Packed>(bytes_, stream_through, false);
+        if (staged->bytes == nullptr) return;  // no room: sent from the user's memory
+        packed_ = std::move(staged);
+        copy_from_ = static_cast<const std::byte*>(data_);
+        data_ = packed_->bytes;
         return;
     }
-    packed_ = std::make_shared<Packed>(bytes_, stream_through);
+    packed_ = std::make_shared<Packed>(bytes_, stream_through, true);
     data_ = packed_->bytes;
     if (stream_through == nullptr)
         datatype::pack(type, buffer, count, packed_->bytes);
@@ -137,18 +147,29 @@ Outgoing::~Outgoing() = default;
 
 std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     if (!packed_) return nullptr;
-    const bool streamed = packer_.has_value();
+    const bool streamed = packer_.has_value() || copy_from_ != nullptr;
     return std::make_unique<KeepPacked>(streamed ? packed_ : std::move(packed_), streamed);
 }
 
 void Outgoing::pack_while_sent() {
-    if (!packer_) return;
-    std::size_t done = 0;
-    while (const std::size_t n = packer_->next(packed_->bytes + done, p2p::kStreamPart)) {
-        done += n;
-        packed_->ready->store(done, std::memory_order_release);
+    if (copy_from_ != nullptr) {
+        for (std::size_t done = 0; done < bytes_;) {
+            const std::size_t n = std::min(p2p::kStreamPart, bytes_ - done);
+            std::memcpy(packed_->bytes + done, copy_from_ + done, n);
+            done += n;
+            packed_->ready->store(done, std::memory_order_release);
+        }
+    } else if (packer_) {
+        std::size_t done = 0;
+        while (const std::size_t n = packer_->next(packed_->bytes + done, p2p::kStreamPart)) {
+            done += n;
+            packed_->ready->store(done, std::memory_order_release);
+        }
+    } else {
+        return;
     }
     packer_.reset();
+    copy_from_ = nullptr;
     packed_.reset();
 }
 

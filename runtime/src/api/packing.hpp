@@ -39,7 +39,12 @@ Pointer message_data(Pointer buffer, std::size_t count, const datatype::Type& ty
 // The bytes to send for `count` items of `type` at `buffer`. A send that
 // streams names the transport to its peer (`stream_through`; null: it does
 // not stream), and packs into that transport's staging memory when it has
-// enough free (Transport::acquire_staging), else into a private copy.
+// enough free (Transport::acquire_staging), else into a private copy. A
+// contiguous type streams only for a sender that waits for the send anyway
+// (streaming_to): its data is copied into the staging memory part by part
+// while the receiver copies out, two plain copies at once on two cores,
+// which beat one cross-memory read; without room it leaves from the user's
+// memory as usual.
 class Outgoing {
   public:
     Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
@@ -62,6 +67,7 @@ class Outgoing {
     std::size_t bytes_;
     std::shared_ptr<Packed> packed_;
     std::optional<datatype::Packer> packer_;  // streamed, until packed
+    const std::byte* copy_from_ = nullptr;    // a contiguous type's data, until copied
 };
 
 // Room to receive `count` items of `type` into `buffer`. `keep_contents`:

@@ -130,8 +130,9 @@ p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capa
 
 // A ghost copies a message whole, after it was posted: nothing streams.
 transport::Transport* streaming_to(const Communicator& c, int dest, const datatype::Type& type,
-                                   int count) {
-    if (type.contiguous || dest == MPI_PROC_NULL || Runtime::get()->ghost) return nullptr;
+                                   int count, bool blocking) {
+    if ((type.contiguous && !blocking) || dest == MPI_PROC_NULL || Runtime::get()->ghost)
+        return nullptr;
     p2p::Engine& engine = *Runtime::get()->engine;
     const int peer = c.ref().world_of[dest];
     if (type.bytes(static_cast<std::size_t>(count)) <= engine.eager_limit(peer)) return nullptr;
@@ -146,19 +147,20 @@ Streaming streaming_from(const Communicator& c, int source, const datatype::Type
 }
 
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
-               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out) {
+               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out, bool blocking) {
     Call call(function);
     Communicator* c = nullptr;
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
-    if (type->contiguous) {
+    transport::Transport* const through = streaming_to(*c, dest, *type, count, blocking);
+    if (type->contiguous && through == nullptr) {
         // The common case costs no Outgoing: the data is the user's memory,
         // and a message that leaves at once no request of its own.
         out = route_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode,
                          nullptr, true);
         if (out == Runtime::get()->engine->sent_at_once()) return MPI_SUCCESS;
     } else {
-        Outgoing message(buf, count, *type, streaming_to(*c, dest, *type, count));
+        Outgoing message(buf, count, *type, through);
         out = post_send(*c, message.data(), message.bytes(), dest, tag, mode,
                         message.keep_until_sent());
         message.pack_while_sent();
@@ -218,13 +220,15 @@ extern "C" {
 
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    if (PlainMessage m; plain_send(buf, count, datatype, dest, tag, comm, m)) [[likely]] {
+    // A rendezvous goes the long way, which may copy it through staging memory.
+    if (PlainMessage m; plain_send(buf, count, datatype, dest, tag, comm, m) &&
+                        m.engine->eager_to(m.comm->world_of[dest], m.bytes)) [[likely]] {
         si::p2p::Request* request = send_plain(m, dest, tag, comm);
         return request == nullptr ? MPI_SUCCESS : blocking("MPI_Send", request, MPI_STATUS_IGNORE);
     }
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Send", buf, count, datatype, dest, tag, comm,
-                            si::p2p::SendMode::standard, request))
+                            si::p2p::SendMode::standard, request, true))
         return rc;
     return blocking("MPI_Send", request, MPI_STATUS_IGNORE);
 }
@@ -234,7 +238,7 @@ int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Comm comm) {
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
-                            si::p2p::SendMode::synchronous, request))
+                            si::p2p::SendMode::synchronous, request, true))
         return rc;
     return blocking("MPI_Ssend", request, MPI_STATUS_IGNORE);
 }
@@ -325,8 +329,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source, *rtype));
     si::p2p::Request* receive = post_receive(*c, room.data(), room.capacity(), source, recvtag,
                                              true, room.unpack_when_received());
-    Outgoing message(sendbuf, sendcount, *stype,
-                     streaming_to(*c, dest, *stype, sendcount));
+    Outgoing message(sendbuf, sendcount, *stype, streaming_to(*c, dest, *stype, sendcount, true));
     si::p2p::Request* send = post_send(*c, message.data(), message.bytes(), dest, sendtag,
                                        si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
@@ -373,7 +376,7 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Comm comm) {
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
-                            si::p2p::SendMode::standard, request))
+                            si::p2p::SendMode::standard, request, true))
         return rc;
     return blocking("MPI_Rsend", request, MPI_STATUS_IGNORE);
 }

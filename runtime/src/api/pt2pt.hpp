@@ -25,10 +25,11 @@ int check_receive(Call& call, const void* buf, int count, MPI_Datatype datatype,
 // Whether a send of `count` items of a non-contiguous type to communicator
 // rank `dest` (then the transport it streams through, else null), or a
 // receive of one from `source` (MPI_ANY_SOURCE included), may stream
-// (api/packing.hpp). A contiguous type never does, and is not looked at
-// further: every message asks.
+// (api/packing.hpp). A contiguous type streams only in a send whose caller
+// waits for it (`blocking`), and is not looked at further otherwise: every
+// message asks.
 transport::Transport* streaming_to(const Communicator& c, int dest, const datatype::Type& type,
-                                   int count);
+                                   int count, bool blocking = false);
 Streaming streaming_from(const Communicator& c, int source, const datatype::Type& type);
 
 // Where the application's point-to-point messages go: the engine, or in
@@ -41,8 +42,11 @@ p2p::Request* post_receive(const Communicator& c, void* buffer, std::size_t capa
                            int tag, bool blocking,
                            std::unique_ptr<p2p::CompletionHook>&& hook = nullptr);
 
+// `blocking`: the caller waits for it at once (then a contiguous message may
+// stream too, Outgoing).
 int start_send(const char* function, const void* buf, int count, MPI_Datatype datatype, int dest,
-               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out);
+               int tag, MPI_Comm comm, p2p::SendMode mode, p2p::Request*& out,
+               bool blocking = false);
 // `blocking`: the caller waits for it at once (see Engine::irecv).
 int start_receive(const char* function, void* buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, bool blocking, p2p::Request*& out);

@@ -5,8 +5,10 @@
  * part as they are packed, a receive shorter than the message
  * (MPI_ERR_TRUNCATE; nothing past the receive changes), more messages in
  * flight than the area holds (the rest are packed privately and read across
- * processes, the area's blocks come back and are reused), and a receiver
- * that computes while the message comes. Holes between blocks stay untouched.
+ * processes, the area's blocks come back and are reused), blocking sends of
+ * contiguous data, which are copied through the area too when it has room,
+ * and a receiver that computes while the message comes. Holes between blocks
+ * stay untouched.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@
 enum {
     kRun = 32,        /* doubles: 256 B */
     kRuns = 4096,     /* 1 MiB of data, 2 MiB of span */
-    kInFlight = 12,   /* 12 MiB: more than the default area (4 MiB for 2 ranks) */
+    kInFlight = 12,   /* 9 MiB: more than the default area (4 MiB for 2 ranks) */
 };
 
 static double value_of(int rank, int message, int i) {
@@ -99,31 +101,53 @@ static int truncated(MPI_Comm pair, int rank, double* out, double* in) {
 }
 
 /* Rank 0 sends kInFlight messages before rank 1 posts a receive; rank 1
-   takes them last first, every other one as dense doubles. */
+   takes them last first, every other one as dense doubles. Meanwhile rank 0
+   sends two dense messages with MPI_Send, which this runtime copies through
+   the staging area where there is room: 1 MiB, for which there is none left
+   (it goes from the user's memory), and 256 KiB, for which there is. */
 static int many_in_flight(MPI_Comm pair, int rank) {
-    MPI_Datatype t = runs_type(kRuns);
-    const size_t span = span_doubles(kRuns);
+    /* 768 KiB each: with the default area (4 MiB and a page, in 64 blocks)
+       five are staged and leave four blocks, room for 256 KiB, not 1 MiB. */
+    enum { kInFlightRuns = kRuns * 3 / 4 };
+    MPI_Datatype t = runs_type(kInFlightRuns);
+    const size_t span = span_doubles(kInFlightRuns);
     double* buffers = mtest_malloc(kInFlight * span * sizeof(double));
+    static const int kDense[] = {kRuns * kRun, kRuns * kRun / 4};
     int errs = 0;
     if (rank == 0) {
         MPI_Request requests[kInFlight];
         for (int m = 0; m < kInFlight; ++m) {
-            fill_sparse(buffers + m * span, kRuns, rank, 10 + m);
+            fill_sparse(buffers + m * span, kInFlightRuns, rank, 10 + m);
             MPI_Isend(buffers + m * span, 1, t, 1, 10 + m, pair, &requests[m]);
         }
+        double* dense = mtest_malloc((size_t)kDense[0] * sizeof(double));
+        for (int d = 0; d < 2; ++d) {
+            for (int i = 0; i < kDense[d]; ++i) dense[i] = value_of(rank, 30 + d, i);
+            MPI_Send(dense, kDense[d], MPI_DOUBLE, 1, 30 + d, pair);
+        }
+        free(dense);
         MPI_Barrier(pair);
         MPI_Waitall(kInFlight, requests, MPI_STATUSES_IGNORE);
     } else {
+        double* dense = mtest_malloc((size_t)kDense[0] * sizeof(double));
+        for (int d = 0; d < 2; ++d) {
+            MPI_Recv(dense, kDense[d], MPI_DOUBLE, 0, 30 + d, pair, MPI_STATUS_IGNORE);
+            for (int i = 0; i < kDense[d] && errs < 3; ++i)
+                errs += MT_CHECK(dense[i] == value_of(0, 30 + d, i),
+                                 "dense MPI_Send %d while the area is taken: double %d is %g", d, i,
+                                 dense[i]);
+        }
+        free(dense);
         MPI_Barrier(pair);
         for (int m = kInFlight - 1; m >= 0; --m) {
             double* in = buffers + m * span;
             clear(in, span);
             if (m % 2 == 0) {
                 MPI_Recv(in, 1, t, 0, 10 + m, pair, MPI_STATUS_IGNORE);
-                errs += verify("many in flight, strided", in, kRuns, kRuns, 0, 10 + m);
+                errs += verify("many in flight, strided", in, kInFlightRuns, kInFlightRuns, 0, 10 + m);
             } else {
-                MPI_Recv(in, kRuns * kRun, MPI_DOUBLE, 0, 10 + m, pair, MPI_STATUS_IGNORE);
-                for (int i = 0; i < kRuns * kRun && errs < 3; ++i)
+                MPI_Recv(in, kInFlightRuns * kRun, MPI_DOUBLE, 0, 10 + m, pair, MPI_STATUS_IGNORE);
+                for (int i = 0; i < kInFlightRuns * kRun && errs < 3; ++i)
                     errs += MT_CHECK(in[i] == value_of(0, 10 + m, i),
                                      "many in flight, dense, message %d: double %d is %g", m, i,
                                      in[i]);
