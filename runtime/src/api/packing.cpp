@@ -46,6 +46,9 @@ struct Outgoing::Packed {
     transport::Transport* transport = nullptr;  // whose staging
     std::unique_ptr<std::byte[]> own;
     std::atomic<std::uint64_t> own_ready{0};
+    // A contiguous message copied in rather than packed (here, so that the
+    // common Outgoing has no field more to set).
+    const std::byte* copy_from = nullptr;
 };
 
 namespace {
@@ -127,12 +130,6 @@ Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& 
     : data_(nullptr), bytes_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = message_data(buffer, count, type);
-        if (stream_through == nullptr || bytes_ == 0) return;
-        auto staged = std::make_shared<Packed>(bytes_, stream_through, false);
-        if (staged->bytes == nullptr) return;  // no room: sent from the user's memory
-        packed_ = std::move(staged);
-        copy_from_ = static_cast<const std::byte*>(data_);
-        data_ = packed_->bytes;
         return;
     }
     packed_ = std::make_shared<Packed>(bytes_, stream_through, true);
@@ -143,39 +140,48 @@ Outgoing::Outgoing(const void* buffer, std::size_t count, const datatype::Type& 
         packer_.emplace(type, buffer, count);
 }
 
+Outgoing::Outgoing(const void* data, std::size_t bytes, transport::Transport& through)
+    : data_(data), bytes_(bytes) {
+    if (bytes_ == 0) return;
+    auto staged = std::make_shared<Packed>(bytes_, &through, false);
+    if (staged->bytes == nullptr) return;  // no room: sent from the user's memory
+    staged->copy_from = static_cast<const std::byte*>(data_);
+    packed_ = std::move(staged);
+    data_ = packed_->bytes;
+}
+
 Outgoing::~Outgoing() = default;
 
 std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     if (!packed_) return nullptr;
-    const bool streamed = packer_.has_value() || copy_from_ != nullptr;
+    const bool streamed = packer_.has_value() || (packed_ && packed_->copy_from != nullptr);
     return std::make_unique<KeepPacked>(streamed ? packed_ : std::move(packed_), streamed);
 }
 
 void Outgoing::pack_while_sent() {
-    if (copy_from_ != nullptr) {
-        for (std::size_t done = 0; done < bytes_;) {
-            const std::size_t n = std::min(p2p::kStreamPart, bytes_ - done);
-            std::memcpy(packed_->bytes + done, copy_from_ + done, n);
+    if (packer_) {
+        std::size_t done = 0;
+        while (const std::size_t n = packer_->next(packed_->bytes + done, p2p::kStreamPart)) {
             done += n;
             packed_->ready->store(done, std::memory_order_release);
         }
-    } else if (packer_) {
-        std::size_t done = 0;
-        while (const std::size_t n = packer_->next(packed_->bytes + done, p2p::kStreamPart)) {
+        packer_.reset();
+    } else if (packed_ && packed_->copy_from != nullptr) {
+        for (std::size_t done = 0; done < bytes_;) {
+            const std::size_t n = std::min(p2p::kStreamPart, bytes_ - done);
+            std::memcpy(packed_->bytes + done, packed_->copy_from + done, n);
             done += n;
             packed_->ready->store(done, std::memory_order_release);
         }
     } else {
         return;
     }
-    packer_.reset();
-    copy_from_ = nullptr;
     packed_.reset();
 }
 
 Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, bool keep_contents,
                    Streaming streaming)
-    : buffer_(buffer), data_(nullptr), count_(count), capacity_(type.bytes(count)) {
+    : buffer_(buffer), data_(nullptr), capacity_(type.bytes(count)) {
     if (type.contiguous) {
         data_ = message_data(buffer, count, type);
         return;
@@ -191,7 +197,9 @@ Incoming::Incoming(void* buffer, std::size_t count, const datatype::Type& type, 
 std::unique_ptr<p2p::CompletionHook> Incoming::unpack_when_received() {
     if (!pieces_.empty()) return std::make_unique<HoldPieces>(std::move(pieces_));
     if (!packed_) return nullptr;
-    return std::make_unique<UnpackReceived>(*type_, buffer_, count_, std::move(packed_));
+    // Whole items: the capacity is type.bytes(count).
+    const std::size_t count = type_->packed == 0 ? 0 : capacity_ / type_->packed;
+    return std::make_unique<UnpackReceived>(*type_, buffer_, count, std::move(packed_));
 }
 
 void Incoming::unpack(std::size_t bytes) const {

@@ -49,6 +49,10 @@ class Outgoing {
   public:
     Outgoing(const void* buffer, std::size_t count, const datatype::Type& type,
              transport::Transport* stream_through = nullptr);
+    // The `bytes` of contiguous data at `data` of a sender that waits for the
+    // send at once, streamed through `through`'s staging memory if it has
+    // room (above).
+    Outgoing(const void* data, std::size_t bytes, transport::Transport& through);
     ~Outgoing();
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
@@ -67,7 +71,6 @@ class Outgoing {
     std::size_t bytes_;
     std::shared_ptr<Packed> packed_;
     std::optional<datatype::Packer> packer_;  // streamed, until packed
-    const std::byte* copy_from_ = nullptr;    // a contiguous type's data, until copied
 };
 
 // Room to receive `count` items of `type` into `buffer`. `keep_contents`:
@@ -94,7 +97,6 @@ class Incoming {
     // completion); not made otherwise, as every receive makes an Incoming.
     std::optional<datatype::Type> type_;
     void* data_;
-    std::size_t count_;
     std::size_t capacity_;
     std::unique_ptr<std::byte[]> packed_;
     std::vector<transport::Segment> pieces_;

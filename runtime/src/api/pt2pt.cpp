@@ -102,6 +102,14 @@ struct PlainMessage {
            ((tag >= 0 && tag <= rules.upper_bound) || (tag == MPI_ANY_TAG && rules.any_tag));
 }
 
+[[gnu::always_inline]] inline p2p::Request* isend_plain(const PlainMessage& m, int dest, int tag,
+                                                        MPI_Comm comm) {
+    p2p::Request* request = m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(),
+                                            m.comm->send_context(), p2p::SendMode::standard);
+    request->owner = comm;
+    return request;
+}
+
 // A standard send of a plain message: nullptr if it left at once, as most
 // eager ones do (p2p::Engine::send_at_once).
 [[gnu::always_inline]] inline p2p::Request* send_plain(const PlainMessage& m, int dest, int tag,
@@ -110,10 +118,7 @@ struct PlainMessage {
     const int peer = m.comm->world_of[dest];
     if (m.engine->eager_to(peer, m.bytes) && m.engine->send_at_once(m.data, m.bytes, peer, tuple))
         return nullptr;
-    p2p::Request* request = m.engine->isend(m.data, m.bytes, dest, tag, m.comm->ref(),
-                                            m.comm->send_context(), p2p::SendMode::standard);
-    request->owner = comm;
-    return request;
+    return isend_plain(m, dest, tag, comm);
 }
 
 }  // namespace
@@ -153,7 +158,12 @@ int start_send(const char* function, const void* buf, int count, MPI_Datatype da
     const datatype::Type* type = nullptr;
     if (int rc = check_send(call, buf, count, datatype, dest, tag, comm, c, type)) return rc;
     transport::Transport* const through = streaming_to(*c, dest, *type, count, blocking);
-    if (type->contiguous && through == nullptr) {
+    if (type->contiguous && through != nullptr) {
+        Outgoing message(message_data(buf, count, *type), type->bytes(count), *through);
+        out = post_send(*c, message.data(), message.bytes(), dest, tag, mode,
+                        message.keep_until_sent());
+        message.pack_while_sent();
+    } else if (type->contiguous) {
         // The common case costs no Outgoing: the data is the user's memory,
         // and a message that leaves at once no request of its own.
         out = route_send(*c, message_data(buf, count, *type), type->bytes(count), dest, tag, mode,
@@ -221,10 +231,14 @@ extern "C" {
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     // A rendezvous goes the long way, which may copy it through staging memory.
-    if (PlainMessage m; plain_send(buf, count, datatype, dest, tag, comm, m) &&
-                        m.engine->eager_to(m.comm->world_of[dest], m.bytes)) [[likely]] {
-        si::p2p::Request* request = send_plain(m, dest, tag, comm);
-        return request == nullptr ? MPI_SUCCESS : blocking("MPI_Send", request, MPI_STATUS_IGNORE);
+    if (PlainMessage m; plain_send(buf, count, datatype, dest, tag, comm, m)) [[likely]] {
+        const int peer = m.comm->world_of[dest];
+        if (m.engine->eager_to(peer, m.bytes)) [[likely]] {
+            const si::p2p::Tuple tuple{si::p2p::MessageKind::eager, m.comm->send_context(),
+                                       m.comm->rank, tag};
+            if (m.engine->send_at_once(m.data, m.bytes, peer, tuple)) return MPI_SUCCESS;
+            return blocking("MPI_Send", isend_plain(m, dest, tag, comm), MPI_STATUS_IGNORE);
+        }
     }
     si::p2p::Request* request = nullptr;
     if (int rc = start_send("MPI_Send", buf, count, datatype, dest, tag, comm,
@@ -329,7 +343,11 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     Incoming room(recvbuf, recvcount, *rtype, false, streaming_from(*c, source, *rtype));
     si::p2p::Request* receive = post_receive(*c, room.data(), room.capacity(), source, recvtag,
                                              true, room.unpack_when_received());
-    Outgoing message(sendbuf, sendcount, *stype, streaming_to(*c, dest, *stype, sendcount, true));
+    si::transport::Transport* const through = streaming_to(*c, dest, *stype, sendcount, true);
+    Outgoing message = stype->contiguous && through != nullptr
+                           ? Outgoing(message_data(sendbuf, sendcount, *stype),
+                                      stype->bytes(sendcount), *through)
+                           : Outgoing(sendbuf, sendcount, *stype, through);
     si::p2p::Request* send = post_send(*c, message.data(), message.bytes(), dest, sendtag,
                                        si::p2p::SendMode::standard, message.keep_until_sent());
     receive->owner = send->owner = comm;
