@@ -293,8 +293,9 @@ const std::vector<Knob>& table() {
                         "off or a byte count of at least 64k, for example 128k", true)},
         {"SI_SHM_STAGING_BYTES", "auto|off|bytes (k/m suffix)", "auto",
          "Shared memory each rank of a host packs rendezvous messages of non-contiguous "
-         "datatypes into, for its peers to copy out with plain memory copies while it packs; "
-         "a message that does not fit the free part is packed privately and read across "
+         "datatypes into, and copies the contiguous ones of its blocking sends into, for its "
+         "peers to copy out with plain memory copies meanwhile; a message that does not fit "
+         "the free part is packed privately, or sent from the user's memory, and read across "
          "processes. auto: 32m divided among the host's ranks, from 256k to 4m each. off: "
          "none.",
          "transport/shm",

@@ -64,6 +64,10 @@ namespace {
 // A reader behind a sender that packs looks this many times, about 2 us,
 // before it yields.
 constexpr unsigned kLooksPerYield = 64;
+// Every this many looks (milliseconds) it reads the count through the
+// kernel even when the transport exposes it as memory: that read fails if
+// the sender died, where a count in shared memory would only stop moving.
+constexpr unsigned kLooksPerLivenessCheck = 1u << 16;
 }  // namespace
 
 transport::Result Engine::read_streamed(const Request& request, int peer, const RtsHeader& rts,
@@ -84,10 +88,11 @@ transport::Result Engine::read_streamed(const Request& request, int peer, const 
     unsigned looks = 0;
     while (done < bytes) {
         std::uint64_t ready = bytes;
+        const bool check_liveness = looks % kLooksPerLivenessCheck == kLooksPerLivenessCheck - 1;
         if (rts.ready != 0 &&
-            transport.rdma_read(peer, &ready, sizeof ready, transport::RemoteKey{rts.ready, rts.key},
-                                0) !=
-                transport::Result::done)
+            transport.rdma_read(peer, &ready, sizeof ready,
+                                transport::RemoteKey{rts.ready, check_liveness ? 0 : rts.key},
+                                0) != transport::Result::done)
             return transport::Result::failed;
         const std::size_t until = static_cast<std::size_t>(std::min<std::uint64_t>(ready, bytes));
         if (until < bytes && until < done + kStreamPart) {

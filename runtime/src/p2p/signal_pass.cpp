@@ -74,10 +74,19 @@ bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
     // A detached receive is released when it completes, registration and all.
     if (request->detached && request->registered_with != nullptr) return false;
     if (kind == MessageKind::eager) return true;
-    // A sender still packing is followed by a pass inside MPI, not here.
+    // A sender still packing (or copying into its staging memory) is
+    // followed by a pass inside MPI, not here; one that has finished is read
+    // as any other.
     RtsHeader rts;
     std::memcpy(&rts, body, sizeof rts);
-    if (rts.ready != 0) return false;
+    if (rts.ready != 0) {
+        std::uint64_t ready = 0;
+        if (transport_of_[peer]->rdma_read(peer, &ready, sizeof ready,
+                                           transport::RemoteKey{rts.ready, rts.key},
+                                           0) != transport::Result::done ||
+            ready < rts.bytes)
+            return false;
+    }
     // An RTS is read into the buffer (registered beforehand where reads pin
     // it) and ends with a FIN, which needs room to be set aside if the
     // sender's slots are full (send_or_queue). A read that would be a copy

@@ -25,20 +25,36 @@ std::uint64_t total_bytes(std::span<const Segment> segments) {
 
 }  // namespace
 
+namespace {
+
+// The key of a staged registration: where its owner maps the segment (a
+// user-space address, below 2^47) with the top bit set, which no other
+// registration's key has (0 here; a verbs rkey has 32 bits), so that a key
+// another transport made, handed to this one (a rank's own window over
+// verbs, read locally), is never taken for one.
+constexpr std::uint64_t kStagedKey = std::uint64_t{1} << 63;
+
+bool is_staged(RemoteKey remote) { return (remote.key & kStagedKey) != 0; }
+
+}  // namespace
+
 Registration ShmTransport::register_memory(const void* address, std::size_t bytes) {
     // Cross-memory attach needs no pinning; the peer reads by pid and address.
-    // A range of the staging area is read as memory instead: its key is where
-    // this process maps the segment, from which the peer finds the offset.
-    const std::uint64_t key =
-        staging_.contains(address, bytes) ? reinterpret_cast<std::uint64_t>(base_) : 0;
+    // A range of the staging area is read as memory instead: its key says
+    // where this process maps the segment, from which the peer finds the
+    // offset.
+    const std::uint64_t key = staging_.contains(address, bytes)
+                                  ? kStagedKey | reinterpret_cast<std::uint64_t>(base_)
+                                  : 0;
     return Registration{const_cast<void*>(address), bytes, key, nullptr};
 }
 
 const std::byte* ShmTransport::staged(int owner, RemoteKey remote, std::size_t bytes) const {
     const std::uint64_t begin = layout_.staging_offset() +
                                 layout_.staging_area_bytes() * static_cast<std::size_t>(owner);
-    const std::uint64_t offset = remote.address - remote.key;
-    if (remote.address < remote.key || offset < begin ||
+    const std::uint64_t owner_base = remote.key & ~kStagedKey;
+    const std::uint64_t offset = remote.address - owner_base;
+    if (remote.address < owner_base || offset < begin ||
         offset + bytes > begin + layout_.staging_area_bytes())
         return nullptr;
     return base_ + offset;
@@ -47,7 +63,7 @@ const std::byte* ShmTransport::staged(int owner, RemoteKey remote, std::size_t b
 void ShmTransport::deregister_memory(Registration& registration) { registration = {}; }
 
 const std::byte* ShmTransport::view(int peer, RemoteKey remote, std::size_t bytes) {
-    if (remote.key == 0) return nullptr;
+    if (!is_staged(remote)) return nullptr;
     const std::byte* data = staged(locality_.local_index_of[peer], remote, bytes);
     if (data != nullptr) {
         ++staged_reads_;
@@ -59,7 +75,7 @@ const std::byte* ShmTransport::view(int peer, RemoteKey remote, std::size_t byte
 Result ShmTransport::rdma_read(int peer, void* local, std::size_t bytes, RemoteKey remote,
                                std::uint64_t) {
     const int owner = locality_.local_index_of[peer];
-    if (remote.key != 0) {
+    if (is_staged(remote)) {
         const std::byte* from = staged(owner, remote, bytes);
         if (from == nullptr) return staging_refused(peer, remote, bytes);
         // A count the owner publishes (a streamed send's bytes packed) is
@@ -104,7 +120,7 @@ Result ShmTransport::rdma_write(int peer, const void* local, std::size_t bytes, 
 Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, RemoteKey remote) {
     const int owner = locality_.local_index_of[peer];
     const std::uint64_t bytes = total_bytes(local);
-    if (remote.key != 0) {
+    if (is_staged(remote)) {
         const std::byte* from = staged(owner, remote, static_cast<std::size_t>(bytes));
         if (from == nullptr) return staging_refused(peer, remote, static_cast<std::size_t>(bytes));
         for (const Segment& piece : local) {

@@ -237,6 +237,14 @@ TEST(Staging, PrivateMemoryKeepsTheCrossMemoryKey) {
     std::vector<std::byte> mine(4096);
     EXPECT_EQ(ranks.owner().register_memory(mine.data(), mine.size()).key, 0u);
     read_and_check(ranks, 4096, 8);
+    // A key another transport made (a verbs rkey: 32 bits) is not a staged one.
+    const std::vector<std::byte> source = pattern(4096, 9);
+    std::vector<std::byte> target(4096);
+    ASSERT_EQ(ranks.reader().rdma_read(
+                  1, target.data(), target.size(),
+                  RemoteKey{reinterpret_cast<std::uint64_t>(source.data()), 0x23986c}, 0),
+              Result::done);
+    EXPECT_EQ(target, source);
     EXPECT_EQ(TwoRanks::counter(ranks.reader(), "shm_staged_reads"), 0u);
 }
 
