@@ -296,7 +296,7 @@ const std::vector<Knob>& table() {
          "datatypes into, and copies the contiguous ones of its blocking sends into, for its "
          "peers to copy out with plain memory copies meanwhile; a message that does not fit "
          "the free part is packed privately, or sent from the user's memory, and read across "
-         "processes. auto: 32m divided among the host's ranks, from 256k to 4m each. off: "
+         "processes. auto: 16m divided among the host's ranks, from 256k to 4m each. off: "
          "none.",
          "transport/shm",
          [](std::string_view text, Settings& out) -> std::optional<std::string> {

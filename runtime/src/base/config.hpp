@@ -76,11 +76,11 @@ struct Settings {
     std::size_t shm_ring_bytes = std::size_t{128} * 1024;
     std::size_t shm_split_read_bytes = std::size_t{128} * 1024;  // 0: never split
     // Each rank's staging area on shared memory (transport/shm/staging.hpp):
-    // unset is auto, 32 MiB shared by the host's ranks, 256 KiB to 4 MiB
+    // unset is auto, 16 MiB shared by the host's ranks, 256 KiB to 4 MiB
     // each; 0: none.
     std::optional<std::size_t> shm_staging_bytes;
     std::size_t shm_staging_bytes_for(int local_size) const {
-        const std::size_t share = (std::size_t{32} << 20) / static_cast<std::size_t>(local_size);
+        const std::size_t share = (std::size_t{16} << 20) / static_cast<std::size_t>(local_size);
         return shm_staging_bytes.value_or(
             std::clamp(share, std::size_t{256} << 10, std::size_t{4} << 20));
     }

@@ -78,8 +78,9 @@ TEST(Config, SplitReadThresholdTakesOffOrBytesFrom64k) {
 TEST(Config, StagingAreaIsSharedAmongTheHostsRanks) {
     const Settings automatic = load(from({}));
     EXPECT_EQ(automatic.shm_staging_bytes_for(2), std::size_t{4} << 20);
-    EXPECT_EQ(automatic.shm_staging_bytes_for(8), std::size_t{4} << 20);
-    EXPECT_EQ(automatic.shm_staging_bytes_for(16), std::size_t{2} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(4), std::size_t{4} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(8), std::size_t{2} << 20);
+    EXPECT_EQ(automatic.shm_staging_bytes_for(16), std::size_t{1} << 20);
     EXPECT_EQ(automatic.shm_staging_bytes_for(1024), std::size_t{256} << 10);
     EXPECT_EQ(load(from({{"SI_SHM_STAGING_BYTES", "off"}})).shm_staging_bytes_for(2), 0u);
     EXPECT_EQ(load(from({{"SI_SHM_STAGING_BYTES", "64k"}})).shm_staging_bytes_for(64),

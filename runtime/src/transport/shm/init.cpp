@@ -66,8 +66,15 @@ std::size_t Layout::segment_bytes() const {
 }
 
 SharedSegment ShmTransport::create_segment(const std::string& job_id, const Layout& layout) {
-    SharedSegment segment =
-        SharedSegment::create(SharedSegment::name_for(job_id, "shm"), layout.segment_bytes());
+    SharedSegment segment;
+    try {
+        segment = SharedSegment::create(SharedSegment::name_for(job_id, "shm"), layout.segment_bytes());
+    } catch (const Error& e) {
+        fail("{}; of them {} for the rings between {} local ranks (SI_SHM_RING_BYTES) and {} for "
+             "their staging areas (SI_SHM_STAGING_BYTES)",
+             e.what(), layout.rings_bytes(), layout.local_size,
+             layout.staging_area_bytes() * static_cast<std::size_t>(layout.local_size));
+    }
     auto* header = static_cast<SegmentHeader*>(segment.data());
     *header = SegmentHeader{kMagic,           layout.local_size,      layout.cells,
                             layout.max_body,  layout.ring_capacity(), layout.staging_area_bytes()};
