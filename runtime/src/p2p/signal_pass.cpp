@@ -80,8 +80,10 @@ bool Engine::receive_safe_in_signal(const Request* request, ReceiveClaim claim,
     RtsHeader rts;
     std::memcpy(&rts, body, sizeof rts);
     if (rts.ready != 0) {
+        // Only a transport that reads synchronously streams (Engine::streams_with).
         std::uint64_t ready = 0;
-        if (transport_of_[peer]->rdma_read(peer, &ready, sizeof ready,
+        if (!transport_of_[peer]->capabilities().vectored ||
+            transport_of_[peer]->rdma_read(peer, &ready, sizeof ready,
                                            transport::RemoteKey{rts.ready, rts.key},
                                            0) != transport::Result::done ||
             ready < rts.bytes)
