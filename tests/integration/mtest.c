@@ -23,6 +23,17 @@ int mtest_rank(void) {
     return g_rank;
 }
 
+MPI_Comm mtest_pairs(void) {
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, (rank / 2 + 1) * 2 <= size ? rank / 2 : MPI_UNDEFINED, rank,
+                   &pair);
+    if (pair != MPI_COMM_NULL) MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN);
+    return pair;
+}
+
 /* Async-signal-safe: only write() and abort(). abort() (not _exit) so that a
  * runtime's fatal-signal handler still gets to clean up its shared memory. */
 static void on_timeout(int signo) {

@@ -38,6 +38,10 @@ int mtest_finish(int errors);
 /* Rank in MPI_COMM_WORLD, for messages (valid after mtest_init). */
 int mtest_rank(void);
 
+/* MPI_COMM_WORLD split into pairs of consecutive ranks (0 and 1, 2 and 3, ...)
+ * whose errors return; MPI_COMM_NULL for the odd rank out. */
+MPI_Comm mtest_pairs(void);
+
 /* Prints "[rank R] file:line: <message>" and aborts the job; never returns. */
 _Noreturn void mtest_fatal_at(const char* file, int line, const char* format, ...)
     __attribute__((format(printf, 3, 4)));

@@ -154,7 +154,7 @@ Outgoing::~Outgoing() = default;
 
 std::unique_ptr<p2p::CompletionHook> Outgoing::keep_until_sent() {
     if (!packed_) return nullptr;
-    const bool streamed = packer_.has_value() || (packed_ && packed_->copy_from != nullptr);
+    const bool streamed = packer_.has_value() || packed_->copy_from != nullptr;
     return std::make_unique<KeepPacked>(streamed ? packed_ : std::move(packed_), streamed);
 }
 

@@ -87,6 +87,25 @@ Apply bytes_in_range(std::size_t Settings::*field, std::size_t low, std::size_t 
     };
 }
 
+// "auto" (unset), or bytes as bytes_in_range; `off_is_zero`: "off" is 0.
+Apply auto_or_bytes(std::optional<std::size_t> Settings::*field, std::size_t low,
+                    std::size_t high, const char* valid, bool off_is_zero = false) {
+    return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
+        if (text == "auto") {
+            (out.*field).reset();
+            return std::nullopt;
+        }
+        if (off_is_zero && text == "off") {
+            out.*field = 0;
+            return std::nullopt;
+        }
+        auto value = parse_bytes(text);
+        if (!value || *value < low || *value > high) return fmt::format("expected {}", valid);
+        out.*field = *value;
+        return std::nullopt;
+    };
+}
+
 Apply int_in_range(int Settings::*field, long low, long high) {
     return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
         auto value = parse_int(text);
@@ -248,17 +267,8 @@ const std::vector<Knob>& table() {
          "Largest message sent eagerly; larger ones use the RDMA-Read rendezvous. auto: "
          "32k between ranks that share memory, 16k over verbs; a byte count sets both.",
          "p2p",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             if (text == "auto") {
-                 out.eager_limit.reset();
-                 return std::nullopt;
-             }
-             auto value = parse_bytes(text);
-             if (!value || *value > (std::size_t{64} << 20))
-                 return "expected auto or a byte count up to 64m, for example 16384 or 64k";
-             out.eager_limit = *value;
-             return std::nullopt;
-         }},
+         auto_or_bytes(&Settings::eager_limit, 0, std::size_t{64} << 20,
+                       "auto or a byte count up to 64m, for example 16384 or 64k")},
         {"SI_NODE_SIZE", "ranks", "(unset: one node per host)",
          "Groups consecutive ranks into simulated nodes of this many ranks, so that "
          "two-node experiments run on one host.",
@@ -299,21 +309,8 @@ const std::vector<Knob>& table() {
          "processes. auto: 16m divided among the host's ranks, from 256k to 4m each. off: "
          "none.",
          "transport/shm",
-         [](std::string_view text, Settings& out) -> std::optional<std::string> {
-             if (text == "auto") {
-                 out.shm_staging_bytes.reset();
-                 return std::nullopt;
-             }
-             if (text == "off") {
-                 out.shm_staging_bytes = 0;
-                 return std::nullopt;
-             }
-             auto value = parse_bytes(text);
-             if (!value || *value < (std::size_t{64} << 10) || *value > (std::size_t{1} << 30))
-                 return "expected auto, off or a byte count from 64k to 1g, for example 4m";
-             out.shm_staging_bytes = *value;
-             return std::nullopt;
-         }},
+         auto_or_bytes(&Settings::shm_staging_bytes, std::size_t{64} << 10, std::size_t{1} << 30,
+                       "auto, off or a byte count from 64k to 1g, for example 4m", true)},
         {"SI_VERBS_CREDITS", "count", "32",
          "Receives the verbs transport pre-posts per peer: how many messages a peer may send "
          "before this rank returns credits; each pins one SI_EAGER_LIMIT buffer per peer on "

@@ -167,15 +167,9 @@ static int exchange(MPI_Comm pair, int blocks) {
 
 int main(int argc, char** argv) {
     mtest_init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int errs = 0;
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, (rank / 2 + 1) * 2 <= size ? rank / 2 : MPI_UNDEFINED, rank,
-                   &pair);
+    MPI_Comm pair = mtest_pairs();
     if (pair != MPI_COMM_NULL) {
-        MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN);
         /* 32 KiB (eager with SI_EAGER_LIMIT=64k), 256 KiB, and 1.6 MiB in 100
            pieces, more than one vectored read takes. */
         static const int kBlocks[] = {2, 16, 100};

@@ -182,15 +182,9 @@ static int receiver_computing(MPI_Comm pair, int rank, double* out, double* in) 
 
 int main(int argc, char** argv) {
     mtest_init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int errs = 0;
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, (rank / 2 + 1) * 2 <= size ? rank / 2 : MPI_UNDEFINED, rank,
-                   &pair);
+    MPI_Comm pair = mtest_pairs();
     if (pair != MPI_COMM_NULL) {
-        MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN);
         int me;
         MPI_Comm_rank(pair, &me);
         double* out = mtest_malloc(span_doubles(kRuns) * sizeof(double));

@@ -118,20 +118,17 @@ Result ShmTransport::rdma_write(int peer, const void* local, std::size_t bytes, 
 }
 
 Result ShmTransport::rdma_readv(int peer, std::span<const Segment> local, RemoteKey remote) {
-    const int owner = locality_.local_index_of[peer];
     const std::uint64_t bytes = total_bytes(local);
     if (is_staged(remote)) {
-        const std::byte* from = staged(owner, remote, static_cast<std::size_t>(bytes));
+        const std::byte* from = view(peer, remote, static_cast<std::size_t>(bytes));
         if (from == nullptr) return staging_refused(peer, remote, static_cast<std::size_t>(bytes));
         for (const Segment& piece : local) {
             std::memcpy(reinterpret_cast<void*>(piece.address), from, piece.bytes);
             from += piece.bytes;
         }
-        ++staged_reads_;
-        staged_bytes_ += bytes;
         return Result::done;
     }
-    const pid_t pid = pid_of_[owner];
+    const pid_t pid = pid_of_[locality_.local_index_of[peer]];
     std::array<iovec, kMaxSegmentsPerCall> local_iov;
     if (local.size() > local_iov.size()) return Result::failed;
     std::ranges::transform(local, local_iov.begin(), [](const Segment& s) {
