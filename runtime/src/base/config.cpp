@@ -71,23 +71,28 @@ Apply algorithm(std::initializer_list<std::pair<std::string_view, Algorithm>> na
     };
 }
 
-// A byte count from `low` to `high`, or 0 for `off` when `off_is_zero`;
-// `valid` says what would be accepted.
+// A byte count from `low` to `high`, or 0 for `off` when `off_is_zero`, into
+// `out`; else the error, from `valid`, which says what would be accepted.
+std::optional<std::string> bytes_within(std::string_view text, std::size_t low, std::size_t high,
+                                        const char* valid, bool off_is_zero, std::size_t& out) {
+    if (off_is_zero && text == "off") {
+        out = 0;
+        return std::nullopt;
+    }
+    auto value = parse_bytes(text);
+    if (!value || *value < low || *value > high) return fmt::format("expected {}", valid);
+    out = *value;
+    return std::nullopt;
+}
+
 Apply bytes_in_range(std::size_t Settings::*field, std::size_t low, std::size_t high,
                      const char* valid, bool off_is_zero = false) {
-    return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
-        if (off_is_zero && text == "off") {
-            out.*field = 0;
-            return std::nullopt;
-        }
-        auto value = parse_bytes(text);
-        if (!value || *value < low || *value > high) return fmt::format("expected {}", valid);
-        out.*field = *value;
-        return std::nullopt;
+    return [=](std::string_view text, Settings& out) {
+        return bytes_within(text, low, high, valid, off_is_zero, out.*field);
     };
 }
 
-// "auto" (unset), or bytes as bytes_in_range; `off_is_zero`: "off" is 0.
+// "auto" (unset), or bytes as bytes_in_range.
 Apply auto_or_bytes(std::optional<std::size_t> Settings::*field, std::size_t low,
                     std::size_t high, const char* valid, bool off_is_zero = false) {
     return [=](std::string_view text, Settings& out) -> std::optional<std::string> {
@@ -95,14 +100,10 @@ Apply auto_or_bytes(std::optional<std::size_t> Settings::*field, std::size_t low
             (out.*field).reset();
             return std::nullopt;
         }
-        if (off_is_zero && text == "off") {
-            out.*field = 0;
-            return std::nullopt;
-        }
-        auto value = parse_bytes(text);
-        if (!value || *value < low || *value > high) return fmt::format("expected {}", valid);
-        out.*field = *value;
-        return std::nullopt;
+        std::size_t value = 0;
+        auto error = bytes_within(text, low, high, valid, off_is_zero, value);
+        if (!error) out.*field = value;
+        return error;
     };
 }
 
