@@ -14,11 +14,12 @@
 #   si_mpi_twins(<out> <name>)
 #       <name> and those of its twins that exist.
 #   si_add_mpi_test(NAME <test> PROGRAM <prog> NPROCS <n> [ARGS ...] [ENV K=V ...]
-#                   [LAUNCHERS sirun hydra mpich openmpi] [TIMEOUT s] [LABELS ...])
+#                   [LAUNCHERS sirun hydra abi mpich openmpi] [TIMEOUT s] [LABELS ...])
 #       One CTest test per launcher: sirun (this runtime under the project's
-#       launcher), hydra (this runtime under mpiexec.hydra), mpich (the MPICH
-#       build under mpiexec.hydra, the reference) and openmpi (the Open MPI
-#       build under mpirun.openmpi). A test passes when the
+#       launcher), hydra (this runtime under mpiexec.hydra), abi (the MPICH
+#       build on this runtime through the MPICH ABI, sirun --abi mpich), mpich
+#       (the MPICH build under mpiexec.hydra, the reference) and openmpi (the
+#       Open MPI build under mpirun.openmpi). A test passes when the
 #       launcher exits 0 and the output has the line "No Errors", which rank 0
 #       prints after MPI_Finalize (SI_RUN_MPI_TEST checks both).
 #   SI_RUN_MPI_TEST
@@ -206,6 +207,14 @@ function(si_add_mpi_test)
         continue()
       endif()
       set(cmd ${SI_HYDRA} -n ${T_NPROCS} $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
+    elseif(launcher STREQUAL "abi")
+      # The MPICH build run by sirun on this runtime (--abi mpich).
+      if(NOT TARGET ${T_PROGRAM}.mpich)
+        continue()
+      endif()
+      math(EXPR job_timeout "${T_TIMEOUT} - 5")
+      set(cmd $<TARGET_FILE:sirun> --abi mpich --timeout ${job_timeout} -n ${T_NPROCS}
+              $<TARGET_FILE:${T_PROGRAM}.mpich> ${T_ARGS})
     elseif(launcher STREQUAL "mpich")
       if(NOT SI_HYDRA OR NOT TARGET ${T_PROGRAM}.mpich)
         continue()
@@ -221,7 +230,7 @@ function(si_add_mpi_test)
               $<TARGET_FILE:${T_PROGRAM}.openmpi> ${T_ARGS})
     else()
       message(FATAL_ERROR
-              "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, mpich, openmpi)")
+              "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, abi, mpich, openmpi)")
     endif()
     set(test_name ${launcher}.${T_NAME})
     add_test(NAME ${test_name} COMMAND ${SI_RUN_MPI_TEST} -- ${cmd})
@@ -272,7 +281,8 @@ function(si_parse_testlist_line file line)
 endfunction()
 
 # Reads a testlist (si_parse_testlist_line) and registers each line for every
-# progression mode, and once against MPICH unless NO_REFERENCE.
+# progression mode, and unless NO_REFERENCE once against MPICH and, in modes
+# none and smart_h1, as the MPICH build on this runtime (launcher abi).
 # A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
 # runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread, interrupt and
 # smart_h1 also carry the label tsan: a background thread is where threads of
@@ -296,17 +306,7 @@ function(si_add_testlist file)
          mode STREQUAL "smart_h1")
         list(APPEND labels tsan)
       endif()
-      if(mode MATCHES "^ghost_g([0-9]+)$")
-        set(mode_env SI_PROGRESS=ghost SI_GHOSTS=${CMAKE_MATCH_1})
-      elseif(mode MATCHES "^(.+)_h([0-9]+)$")
-        set(mode_env SI_PROGRESS=${CMAKE_MATCH_1} SI_HELPERS=${CMAKE_MATCH_2})
-      elseif(mode STREQUAL "pef")
-        # The watchdog's handler under every test's traffic: on shared memory
-        # it reads only as in the paper (by default it leaves that to MPI).
-        set(mode_env SI_PROGRESS=pef SI_PEF_SHARED_MEMORY=copy)
-      else()
-        set(mode_env SI_PROGRESS=${mode})
-      endif()
+      _si_mode_env(mode_env ${mode})
       si_add_mpi_test(NAME ${program}.np${nprocs}${suffix}.${mode} PROGRAM ${program}
                       NPROCS ${nprocs} ARGS ${args} ENV ${env} ${mode_env}
                       LAUNCHERS ${L_LAUNCHERS} LABELS ${labels})
@@ -318,5 +318,46 @@ function(si_add_testlist file)
     endif()
     si_add_mpi_test(NAME ${program}.np${nprocs}${suffix} PROGRAM ${program}
                     NPROCS ${nprocs} ARGS ${args} LAUNCHERS mpich LABELS integration mpich)
+    # The same MPICH-built binary on this runtime through the MPICH ABI. Not
+    # for Fortran programs yet: MPICH's Fortran library (libmpichfort.so.12)
+    # has no counterpart here.
+    _si_is_fortran(fortran ${program})
+    if(fortran)
+      continue()
+    endif()
+    foreach(mode IN ITEMS none smart_h1)
+      _si_mode_env(mode_env ${mode})
+      si_add_mpi_test(NAME ${program}.np${nprocs}${suffix}.${mode} PROGRAM ${program}
+                      NPROCS ${nprocs} ARGS ${args} ENV ${env} ${mode_env}
+                      LAUNCHERS abi LABELS integration abi)
+    endforeach()
   endforeach()
+endfunction()
+
+# The SI_* settings of a progression mode of si_add_testlist.
+function(_si_mode_env out mode)
+  if(mode MATCHES "^ghost_g([0-9]+)$")
+    set(env SI_PROGRESS=ghost SI_GHOSTS=${CMAKE_MATCH_1})
+  elseif(mode MATCHES "^(.+)_h([0-9]+)$")
+    set(env SI_PROGRESS=${CMAKE_MATCH_1} SI_HELPERS=${CMAKE_MATCH_2})
+  elseif(mode STREQUAL "pef")
+    # The watchdog's handler under every test's traffic: on shared memory
+    # it reads only as in the paper (by default it leaves that to MPI).
+    set(env SI_PROGRESS=pef SI_PEF_SHARED_MEMORY=copy)
+  else()
+    set(env SI_PROGRESS=${mode})
+  endif()
+  set(${out} ${env} PARENT_SCOPE)
+endfunction()
+
+# Whether a program is written in Fortran.
+function(_si_is_fortran out program)
+  get_target_property(sources ${program} SOURCES)
+  set(fortran FALSE)
+  foreach(source IN LISTS sources)
+    if(source MATCHES "\\.(f|F|f90|F90)$")
+      set(fortran TRUE)
+    endif()
+  endforeach()
+  set(${out} ${fortran} PARENT_SCOPE)
 endfunction()

@@ -3,9 +3,17 @@
  *
  * Standard MPI names and semantics for the subset this runtime implements.
  * Each MPI_x call also exists as PMPI_x (the profiling interface).
- * Handles are integers; the bits above bit 26 tell which kind of object a
- * handle names, so a communicator passed where a datatype is expected is
- * reported as such instead of being misread.
+ *
+ * The binary interface is MPICH's (libmpi.so.12): every predefined handle,
+ * constant and error class has MPICH's value, MPI_Status has MPICH's layout,
+ * and the sizes of MPI_Aint, MPI_Offset and MPI_Count are MPICH's, so that a
+ * program compiled against MPICH's mpi.h runs on this library unchanged
+ * (README, "The MPICH ABI"). Handles are integers laid out as MPICH lays
+ * them out: bits 26-29 say which kind of object a handle names (so that a
+ * communicator passed where a datatype is expected is reported as such),
+ * bits 30-31 whether it is a null handle (0), a predefined one (1) or one
+ * created at run time (3; MPICH's 2 appears only in MPI_FLOAT_INT and its
+ * kin), and a predefined datatype's bits 8-15 its size in bytes.
  */
 #ifndef SI_MPI_H
 #define SI_MPI_H
@@ -37,11 +45,14 @@ typedef long long MPI_Count;
 typedef int MPI_Fint; /* a Fortran INTEGER (gfortran's default kind) */
 
 typedef struct MPI_Status {
+    /* The bytes received, in two halves: count_hi_and_cancelled holds the
+     * high half shifted left by one, and in its lowest bit whether the
+     * request was cancelled (MPI_Test_cancelled). */
+    int count_lo;
+    int count_hi_and_cancelled;
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int si_cancelled;
-    long long si_count; /* bytes received */
 } MPI_Status;
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
@@ -71,123 +82,122 @@ typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
 /* ---- handle values ----------------------------------------------------- */
-#define SI_HANDLE_KIND_SHIFT 26
 #define MPI_COMM_NULL ((MPI_Comm)0x04000000)
-#define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
-#define MPI_COMM_SELF ((MPI_Comm)0x04000002)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF ((MPI_Comm)0x44000001)
 
-#define MPI_DATATYPE_NULL ((MPI_Datatype)0x08000000)
-#define MPI_CHAR ((MPI_Datatype)0x08000001)
-#define MPI_SIGNED_CHAR ((MPI_Datatype)0x08000002)
-#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x08000003)
-#define MPI_BYTE ((MPI_Datatype)0x08000004)
-#define MPI_WCHAR ((MPI_Datatype)0x08000005)
-#define MPI_SHORT ((MPI_Datatype)0x08000006)
-#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x08000007)
-#define MPI_INT ((MPI_Datatype)0x08000008)
-#define MPI_UNSIGNED ((MPI_Datatype)0x08000009)
-#define MPI_LONG ((MPI_Datatype)0x0800000a)
-#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x0800000b)
-#define MPI_LONG_LONG_INT ((MPI_Datatype)0x0800000c)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x4c000204)
+#define MPI_INT ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED ((MPI_Datatype)0x4c000406)
+#define MPI_LONG ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x4c000808)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)0x4c000809)
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x0800000d)
-#define MPI_FLOAT ((MPI_Datatype)0x0800000e)
-#define MPI_DOUBLE ((MPI_Datatype)0x0800000f)
-#define MPI_LONG_DOUBLE ((MPI_Datatype)0x08000010)
-#define MPI_INT8_T ((MPI_Datatype)0x08000011)
-#define MPI_INT16_T ((MPI_Datatype)0x08000012)
-#define MPI_INT32_T ((MPI_Datatype)0x08000013)
-#define MPI_INT64_T ((MPI_Datatype)0x08000014)
-#define MPI_UINT8_T ((MPI_Datatype)0x08000015)
-#define MPI_UINT16_T ((MPI_Datatype)0x08000016)
-#define MPI_UINT32_T ((MPI_Datatype)0x08000017)
-#define MPI_UINT64_T ((MPI_Datatype)0x08000018)
-#define MPI_C_BOOL ((MPI_Datatype)0x08000019)
-#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x0800001a)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000819)
+#define MPI_FLOAT ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x4c00100c)
+#define MPI_INT8_T ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c00083e)
+#define MPI_C_BOOL ((MPI_Datatype)0x4c00013f)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c000840)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x0800001b)
-#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0800001c)
-#define MPI_AINT ((MPI_Datatype)0x0800001d)
-#define MPI_OFFSET ((MPI_Datatype)0x0800001e)
-#define MPI_COUNT ((MPI_Datatype)0x0800001f)
-#define MPI_FLOAT_INT ((MPI_Datatype)0x08000020)
-#define MPI_DOUBLE_INT ((MPI_Datatype)0x08000021)
-#define MPI_LONG_INT ((MPI_Datatype)0x08000022)
-#define MPI_2INT ((MPI_Datatype)0x08000023)
-#define MPI_SHORT_INT ((MPI_Datatype)0x08000024)
-#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x08000025)
-#define MPI_PACKED ((MPI_Datatype)0x08000026)
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001041)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
+#define MPI_AINT ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT ((MPI_Datatype)0x4c000845)
+#define MPI_FLOAT_INT ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT ((MPI_Datatype)0x8c000002)
+#define MPI_2INT ((MPI_Datatype)0x4c000816)
+#define MPI_SHORT_INT ((MPI_Datatype)0x8c000003)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x8c000004)
+#define MPI_PACKED ((MPI_Datatype)0x4c00010f)
 /* Fortran's types, laid out as gfortran does (default INTEGER, REAL and
  * LOGICAL are 4 bytes; .TRUE. is 1). MPI_2REAL and friends are pairs whose
  * index has the value's type. */
-#define MPI_CHARACTER ((MPI_Datatype)0x08000027)
-#define MPI_INTEGER ((MPI_Datatype)0x08000028)
-#define MPI_REAL ((MPI_Datatype)0x08000029)
-#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x0800002a)
-#define MPI_COMPLEX ((MPI_Datatype)0x0800002b)
-#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x0800002c)
-#define MPI_LOGICAL ((MPI_Datatype)0x0800002d)
-#define MPI_2INTEGER ((MPI_Datatype)0x0800002e)
-#define MPI_2REAL ((MPI_Datatype)0x0800002f)
-#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x08000030)
-#define MPI_INTEGER1 ((MPI_Datatype)0x08000031)
-#define MPI_INTEGER2 ((MPI_Datatype)0x08000032)
-#define MPI_INTEGER4 ((MPI_Datatype)0x08000033)
-#define MPI_INTEGER8 ((MPI_Datatype)0x08000034)
-#define MPI_REAL4 ((MPI_Datatype)0x08000035)
-#define MPI_REAL8 ((MPI_Datatype)0x08000036)
-#define MPI_COMPLEX8 ((MPI_Datatype)0x08000037)
-#define MPI_COMPLEX16 ((MPI_Datatype)0x08000038)
+#define MPI_CHARACTER ((MPI_Datatype)0x4c00011a)
+#define MPI_INTEGER ((MPI_Datatype)0x4c00041b)
+#define MPI_REAL ((MPI_Datatype)0x4c00041c)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00081f)
+#define MPI_COMPLEX ((MPI_Datatype)0x4c00081e)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001022)
+#define MPI_LOGICAL ((MPI_Datatype)0x4c00041d)
+#define MPI_2INTEGER ((MPI_Datatype)0x4c000820)
+#define MPI_2REAL ((MPI_Datatype)0x4c000821)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001023)
+#define MPI_INTEGER1 ((MPI_Datatype)0x4c00012d)
+#define MPI_INTEGER2 ((MPI_Datatype)0x4c00022f)
+#define MPI_INTEGER4 ((MPI_Datatype)0x4c000430)
+#define MPI_INTEGER8 ((MPI_Datatype)0x4c000831)
+#define MPI_REAL4 ((MPI_Datatype)0x4c000427)
+#define MPI_REAL8 ((MPI_Datatype)0x4c000829)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c000828)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c00102a)
 /* gfortran's REAL(16) (IEEE binary128, __float128 in C), COMPLEX(16) (two of
  * them) and INTEGER(16) (__int128). */
-#define MPI_REAL16 ((MPI_Datatype)0x08000039)
-#define MPI_COMPLEX32 ((MPI_Datatype)0x0800003a)
-#define MPI_INTEGER16 ((MPI_Datatype)0x0800003b)
+#define MPI_REAL16 ((MPI_Datatype)0x4c00102b)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c00202c)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c001032)
 /* C++'s bool and std::complex (MPI-3.0), laid out as C's _Bool and _Complex. */
-#define MPI_CXX_BOOL ((MPI_Datatype)0x0800003c)
-#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x0800003d)
-#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x0800003e)
-#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0800003f)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c000133)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000834)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001035)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
 
-#define MPI_OP_NULL ((MPI_Op)0x0c000000)
-#define MPI_MAX ((MPI_Op)0x0c000001)
-#define MPI_MIN ((MPI_Op)0x0c000002)
-#define MPI_SUM ((MPI_Op)0x0c000003)
-#define MPI_PROD ((MPI_Op)0x0c000004)
-#define MPI_LAND ((MPI_Op)0x0c000005)
-#define MPI_BAND ((MPI_Op)0x0c000006)
-#define MPI_LOR ((MPI_Op)0x0c000007)
-#define MPI_BOR ((MPI_Op)0x0c000008)
-#define MPI_LXOR ((MPI_Op)0x0c000009)
-#define MPI_BXOR ((MPI_Op)0x0c00000a)
-#define MPI_MAXLOC ((MPI_Op)0x0c00000b)
-#define MPI_MINLOC ((MPI_Op)0x0c00000c)
-#define MPI_REPLACE ((MPI_Op)0x0c00000d)
-#define MPI_NO_OP ((MPI_Op)0x0c00000e)
+#define MPI_OP_NULL ((MPI_Op)0x18000000)
+#define MPI_MAX ((MPI_Op)0x58000001)
+#define MPI_MIN ((MPI_Op)0x58000002)
+#define MPI_SUM ((MPI_Op)0x58000003)
+#define MPI_PROD ((MPI_Op)0x58000004)
+#define MPI_LAND ((MPI_Op)0x58000005)
+#define MPI_BAND ((MPI_Op)0x58000006)
+#define MPI_LOR ((MPI_Op)0x58000007)
+#define MPI_BOR ((MPI_Op)0x58000008)
+#define MPI_LXOR ((MPI_Op)0x58000009)
+#define MPI_BXOR ((MPI_Op)0x5800000a)
+#define MPI_MAXLOC ((MPI_Op)0x5800000c)
+#define MPI_MINLOC ((MPI_Op)0x5800000b)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP ((MPI_Op)0x5800000e)
 
-#define MPI_REQUEST_NULL ((MPI_Request)0x10000000)
+#define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 
-#define MPI_MESSAGE_NULL ((MPI_Message)0x24000000)
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x24000001)
+#define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 /* Bytes of the attached buffer (MPI_Buffer_attach) each buffered send takes
  * beyond its data. */
-#define MPI_BSEND_OVERHEAD 64
+#define MPI_BSEND_OVERHEAD 96
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
-#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
-#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x14000002)
-#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x14000003)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
 
-#define MPI_GROUP_NULL ((MPI_Group)0x18000000)
-#define MPI_GROUP_EMPTY ((MPI_Group)0x18000001)
+#define MPI_GROUP_NULL ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
 
-#define MPI_INFO_NULL ((MPI_Info)0x20000000)
-#define MPI_INFO_ENV ((MPI_Info)0x20000001) /* command, argv, maxprocs, wdir, host, thread_level */
+#define MPI_INFO_NULL ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV ((MPI_Info)0x5c000001) /* command, argv, maxprocs, wdir, host, thread_level */
 
 /* ---- special values ---------------------------------------------------- */
-#define MPI_ANY_SOURCE (-1)
-#define MPI_PROC_NULL (-2)
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
 #define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
@@ -225,7 +235,7 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_DISTRIBUTE_CYCLIC 122
 #define MPI_DISTRIBUTE_NONE 123
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
-#define MPI_KEYVAL_INVALID 0x2c000000
+#define MPI_KEYVAL_INVALID 0x24000000
 /* The predefined attribute callbacks: the NULL ones copy nothing and do
  * nothing on delete; the DUP ones copy the attribute value. */
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
@@ -240,30 +250,28 @@ int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
 int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
 int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
+/* The one function MPICH's mpi.h names for all four (MPI_DUP_FN and the
+ * others are casts of it there), so that its programs find it here too. */
+int MPIR_Dup_fn(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one node */
 /* Topology kinds (MPI_Topo_test) and the dist-graph weight markers. */
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
-/* Variables, as in MPICH: GCC warns (-Wstringop-overread) when a constant
- * address reaches an array parameter. */
-#ifdef __cplusplus
-extern "C" int *const si_mpi_unweighted, *const si_mpi_weights_empty;
-#else
-extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
-#endif
-#define MPI_UNWEIGHTED si_mpi_unweighted
-#define MPI_WEIGHTS_EMPTY si_mpi_weights_empty
+/* Variables, as in MPICH (and under its names): GCC warns
+ * (-Wstringop-overread) when a constant address reaches an array parameter. */
+extern int *const MPI_UNWEIGHTED;
+extern int *const MPI_WEIGHTS_EMPTY;
 
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
 
-#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 
@@ -273,8 +281,8 @@ extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
 #define MPI_IO 0x64400005
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 #define MPI_UNIVERSE_SIZE 0x64400009
-#define MPI_APPNUM 0x6440000b
-#define MPI_LASTUSEDCODE 0x6440000d
+#define MPI_APPNUM 0x6440000d
+#define MPI_LASTUSEDCODE 0x6440000b
 /* ... and on windows (MPI_Win_get_attr). */
 #define MPI_WIN_BASE 0x66000001
 #define MPI_WIN_SIZE 0x66000003
@@ -283,7 +291,7 @@ extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
 #define MPI_WIN_MODEL 0x66000009
 
 /* ---- one-sided communication ------------------------------------------ */
-#define MPI_WIN_NULL ((MPI_Win)0x1c000000)
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
 #define MPI_WIN_FLAVOR_CREATE 1
 #define MPI_WIN_FLAVOR_ALLOCATE 2
 #define MPI_WIN_FLAVOR_DYNAMIC 3
@@ -312,6 +320,9 @@ extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
 #define MPI_UNEQUAL 3
 
 /* ---- error classes ----------------------------------------------------- */
+/* MPICH's values. The classes of MPI-IO and of dynamic processes are
+ * defined so that programs naming them compile; no call of this library
+ * returns them. */
 #define MPI_SUCCESS 0
 #define MPI_ERR_BUFFER 1
 #define MPI_ERR_COUNT 2
@@ -319,38 +330,60 @@ extern int *const si_mpi_unweighted, *const si_mpi_weights_empty;
 #define MPI_ERR_TAG 4
 #define MPI_ERR_COMM 5
 #define MPI_ERR_RANK 6
-#define MPI_ERR_REQUEST 7
-#define MPI_ERR_ROOT 8
-#define MPI_ERR_GROUP 9
-#define MPI_ERR_OP 10
-#define MPI_ERR_TOPOLOGY 11
-#define MPI_ERR_DIMS 12
-#define MPI_ERR_ARG 13
-#define MPI_ERR_UNKNOWN 14
-#define MPI_ERR_TRUNCATE 15
-#define MPI_ERR_OTHER 16
-#define MPI_ERR_INTERN 17
-#define MPI_ERR_IN_STATUS 18
-#define MPI_ERR_PENDING 19
-#define MPI_ERR_NO_MEM 20
-#define MPI_ERR_KEYVAL 21
-#define MPI_ERR_INFO 22
-#define MPI_ERR_WIN 23
-#define MPI_ERR_RMA_SYNC 24
-#define MPI_ERR_PROC_ABORTED 25
-#define MPI_ERR_INFO_KEY 26
-#define MPI_ERR_INFO_VALUE 27
-#define MPI_ERR_INFO_NOKEY 28
-#define MPI_ERR_RMA_RANGE 29
-#define MPI_ERR_RMA_CONFLICT 30
-#define MPI_ERR_RMA_ATTACH 31
-#define MPI_ERR_RMA_SHARED 32
-#define MPI_ERR_RMA_FLAVOR 33
-#define MPI_ERR_LOCKTYPE 34
-#define MPI_ERR_ASSERT 35
-#define MPI_ERR_DISP 36
-#define MPI_ERR_SIZE 37
-#define MPI_ERR_BASE 38
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_NAME 33
+#define MPI_ERR_NO_MEM 34
+#define MPI_ERR_NOT_SAME 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT 38
+#define MPI_ERR_QUOTA 39
+#define MPI_ERR_READ_ONLY 40
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ERR_UNSUPPORTED_DATAREP 43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 55
+#define MPI_ERR_RMA_ATTACH 56
+#define MPI_ERR_RMA_SHARED 57
+#define MPI_ERR_RMA_FLAVOR 58
+#define MPI_ERR_SESSION 75
+#define MPI_ERR_PROC_ABORTED 76
+#define MPI_ERR_VALUE_TOO_LARGE 77
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* ---- the profiling interface ------------------------------------------ */
@@ -992,7 +1025,7 @@ SI_MPIX_CALL(MPIX_Win_iflush_local_all, (MPI_Win win, MPI_Request *request));
 
 /* ---- Fortran ----------------------------------------------------------- */
 /* A Fortran handle is the C handle, and a Fortran status is the C status
- * seen as MPI_Fint[6] (mpif.h: MPI_STATUS_SIZE). MPI_F_STATUS(ES)_IGNORE are
+ * seen as MPI_Fint[5] (mpif.h: MPI_STATUS_SIZE). MPI_F_STATUS(ES)_IGNORE are
  * Fortran's MPI_STATUS(ES)_IGNORE, for C code called from Fortran. */
 SI_MPI_CALL(MPI_Comm, MPI_Comm_f2c, (MPI_Fint comm));
 SI_MPI_CALL(MPI_Fint, MPI_Comm_c2f, (MPI_Comm comm));

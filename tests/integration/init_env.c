@@ -37,8 +37,16 @@ int main(int argc, char** argv) {
     errs += MT_CHECK(flag == 0, "MPI_Initialized before MPI_Init: %d", flag);
     MPI_Finalized(&flag);
     errs += MT_CHECK(flag == 0, "MPI_Finalized before MPI_Init: %d", flag);
+    /* The library answers with its own version, which is mpi.h's unless a
+     * program built against MPICH runs on this runtime (the MPICH ABI). */
+#ifdef SI_MPI
+    const int header_is_the_library = 1;
+#else
+    const int header_is_the_library = !mtest_on_simpi();
+#endif
     MPI_Get_version(&version, &subversion);
-    errs += MT_CHECK(version == MPI_VERSION && subversion == MPI_SUBVERSION,
+    errs += MT_CHECK(!header_is_the_library ||
+                         (version == MPI_VERSION && subversion == MPI_SUBVERSION),
                      "MPI_Get_version before MPI_Init: %d.%d, header says %d.%d", version,
                      subversion, MPI_VERSION, MPI_SUBVERSION);
 
@@ -50,9 +58,10 @@ int main(int argc, char** argv) {
     errs += MT_EQ(flag, 1);
     MPI_Finalized(&flag);
     errs += MT_EQ(flag, 0);
-    MPI_Get_version(&version, &subversion);
-    errs += MT_EQ(version, MPI_VERSION);
-    errs += MT_EQ(subversion, MPI_SUBVERSION);
+    int again = -1, sub_again = -1;
+    MPI_Get_version(&again, &sub_again);
+    errs += MT_EQ(again, version);
+    errs += MT_EQ(sub_again, subversion);
 
     char text[MPI_MAX_LIBRARY_VERSION_STRING + MPI_MAX_PROCESSOR_NAME];
     int length = -1;

@@ -23,6 +23,13 @@ int mtest_rank(void) {
     return g_rank;
 }
 
+int mtest_on_simpi(void) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    return strncmp(version, "SmartInterrupts", strlen("SmartInterrupts")) == 0;
+}
+
 MPI_Comm mtest_pairs(void) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

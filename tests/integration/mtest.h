@@ -38,6 +38,12 @@ int mtest_finish(int errors);
 /* Rank in MPI_COMM_WORLD, for messages (valid after mtest_init). */
 int mtest_rank(void);
 
+/* Whether the library running the program is this runtime, whichever mpi.h
+ * it was compiled with: a program built against MPICH runs here through the
+ * MPICH ABI (sirun --abi mpich), and then must expect this runtime's
+ * behaviour where the two differ. May be called before MPI_Init. */
+int mtest_on_simpi(void);
+
 /* MPI_COMM_WORLD split into pairs of consecutive ranks (0 and 1, 2 and 3, ...)
  * whose errors return; MPI_COMM_NULL for the odd rank out. */
 MPI_Comm mtest_pairs(void);

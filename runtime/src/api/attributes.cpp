@@ -375,6 +375,10 @@ int MPI_DUP_FN(MPI_Comm c, int k, void* e, void* in, void* out, int* flag) {
 int MPI_WIN_DUP_FN(MPI_Win w, int k, void* e, void* in, void* out, int* flag) {
     return copy_value(w, k, e, in, out, flag);
 }
+// Every handle is an int, so one function serves all hosts, as in MPICH.
+int MPIR_Dup_fn(int handle, int k, void* e, void* in, void* out, int* flag) {
+    return copy_value(handle, k, e, in, out, flag);
+}
 
 // Windows are never duplicated: their copy callback is kept and never called.
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval

@@ -43,9 +43,10 @@ static_assert(kMaskWords * 64 == CommunicatorTable::kMaxCommunicators);
 constexpr std::uint16_t kWorldPair = 0;
 constexpr std::uint16_t kSelfPair = 1;
 
-constexpr int handle_index_of_pair(std::uint16_t pair) { return pair + 1; }
-static_assert(handle_index_of_pair(kWorldPair) == (MPI_COMM_WORLD & kIndexMask));
-static_assert(handle_index_of_pair(kSelfPair) == (MPI_COMM_SELF & kIndexMask));
+// A communicator's handle index is its context pair: pairs are unique among
+// this process's live communicators, so handles are too.
+static_assert(MPI_COMM_WORLD == make_predefined(HandleKind::communicator, kWorldPair));
+static_assert(MPI_COMM_SELF == make_predefined(HandleKind::communicator, kSelfPair));
 
 }  // namespace
 
@@ -74,17 +75,16 @@ void CommunicatorTable::reset(int world_rank, int world_size) {
 
 void CommunicatorTable::clear() {
     std::lock_guard lock(mutex_);
-    for (int i = 0; i <= kMaxCommunicators; ++i) delete slots_[i].exchange(nullptr);
+    for (int i = 0; i < kMaxCommunicators; ++i) delete slots_[i].exchange(nullptr);
 }
 
 MPI_Comm CommunicatorTable::add(std::unique_ptr<Communicator> communicator) {
     std::lock_guard lock(mutex_);
-    // Handle index = context pair + 1 (index 0 is MPI_COMM_NULL): pairs are
-    // unique among this process's live communicators, so handles are too.
-    const int index = handle_index_of_pair(communicator->pair);
-    communicator->handle = make_handle(HandleKind::communicator, index);
+    const int index = communicator->pair;
+    const MPI_Comm handle = make_handle(HandleKind::communicator, index);
+    communicator->handle = handle;
     slots_[index].store(communicator.release(), std::memory_order_release);
-    return make_handle(HandleKind::communicator, index);
+    return handle;
 }
 
 void CommunicatorTable::remove(MPI_Comm handle) {

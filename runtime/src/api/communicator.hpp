@@ -90,9 +90,9 @@ class CommunicatorTable {
     // nullptr for MPI_COMM_NULL, freed or foreign handles. Inline: every
     // message's call asks it.
     Communicator* find(MPI_Comm handle) const {
-        if (!is_kind(handle, HandleKind::communicator)) return nullptr;
+        if (!names_object(handle, HandleKind::communicator)) return nullptr;
         const int index = handle_index(handle);
-        if (index <= 0 || index > kMaxCommunicators) return nullptr;
+        if (index >= kMaxCommunicators) return nullptr;
         return slots_[index].load(std::memory_order_acquire);
     }
     // Takes ownership; returns the new handle.
@@ -141,9 +141,9 @@ class CommunicatorTable {
 
   private:
     std::mutex mutex_;
-    // Handle index (context pair + 1) -> communicator; slot 0 is MPI_COMM_NULL.
+    // Handle index (context pair) -> communicator.
     std::unique_ptr<std::atomic<Communicator*>[]> slots_ =
-        std::make_unique<std::atomic<Communicator*>[]>(kMaxCommunicators + 1);
+        std::make_unique<std::atomic<Communicator*>[]>(kMaxCommunicators);
     // Context pairs in use by this process; a set bit means free.
     std::vector<std::uint64_t> free_pairs_;
     // Per pool: only one allocation at a time may offer this process's free

@@ -6,10 +6,13 @@
 
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
+#include "base/error_class.hpp"
 #include "base/log.hpp"
 #include "p2p/tuple.hpp"
 
 namespace si::api {
+
+static_assert(MPI_ERR_TRUNCATE == error_class::kTruncate && MPI_ERR_OTHER == error_class::kOther);
 
 namespace {
 
@@ -66,6 +69,29 @@ const char* class_text(int error_class) {
         case MPI_ERR_DISP: return "invalid displacement";
         case MPI_ERR_SIZE: return "invalid size";
         case MPI_ERR_BASE: return "invalid base address";
+        // Named for programs that test for them; no call returns them yet.
+        case MPI_ERR_ACCESS: return "permission denied";
+        case MPI_ERR_AMODE: return "invalid file access mode";
+        case MPI_ERR_BAD_FILE: return "invalid file name";
+        case MPI_ERR_CONVERSION: return "data conversion failed";
+        case MPI_ERR_DUP_DATAREP: return "data representation already defined";
+        case MPI_ERR_FILE_EXISTS: return "file exists";
+        case MPI_ERR_FILE_IN_USE: return "file in use";
+        case MPI_ERR_FILE: return "invalid file handle";
+        case MPI_ERR_IO: return "I/O error";
+        case MPI_ERR_NAME: return "service name not published";
+        case MPI_ERR_NOT_SAME: return "arguments differ between processes";
+        case MPI_ERR_NO_SPACE: return "no space left";
+        case MPI_ERR_NO_SUCH_FILE: return "no such file";
+        case MPI_ERR_PORT: return "invalid port name";
+        case MPI_ERR_QUOTA: return "quota exceeded";
+        case MPI_ERR_READ_ONLY: return "read-only file or file system";
+        case MPI_ERR_SERVICE: return "invalid service name";
+        case MPI_ERR_SPAWN: return "processes could not be spawned";
+        case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
+        case MPI_ERR_UNSUPPORTED_OPERATION: return "unsupported operation";
+        case MPI_ERR_SESSION: return "invalid session";
+        case MPI_ERR_VALUE_TOO_LARGE: return "value too large for its output argument";
         default: return nullptr;
     }
 }
@@ -306,18 +332,18 @@ int Call::null_argument(const char* argument) {
 }
 
 const char* kind_name(int handle) {
-    switch (static_cast<unsigned>(handle) >> SI_HANDLE_KIND_SHIFT) {
-        case 1: return "a communicator";
-        case 2: return "a datatype";
-        case 3: return "an operation";
-        case 4: return "a request";
-        case 5: return "an error handler";
-        case 6: return "a group";
-        case 7: return "a window";
-        case 8: return "an info object";
-        case 9: return "a message";
-        case 10: return "a persistent request";
-        case 11: return "an attribute key";
+    switch (static_cast<HandleKind>(handle::kind_of(handle))) {
+        case HandleKind::communicator: return "a communicator";
+        case HandleKind::datatype: return "a datatype";
+        case HandleKind::op: return "an operation";
+        case HandleKind::request: return "a request";
+        case HandleKind::errhandler: return "an error handler";
+        case HandleKind::group: return "a group";
+        case HandleKind::window: return "a window";
+        case HandleKind::info: return "an info object";
+        case HandleKind::message: return "a message";
+        case HandleKind::persistent_request: return "a persistent request";
+        case HandleKind::keyval: return "an attribute key";
         default: return "not a handle of this MPI library";
     }
 }

@@ -11,8 +11,8 @@ namespace {
 int weight_markers[2];
 }  // namespace
 extern "C" {
-int* const si_mpi_unweighted = &weight_markers[0];
-int* const si_mpi_weights_empty = &weight_markers[1];
+int* const MPI_UNWEIGHTED = &weight_markers[0];
+int* const MPI_WEIGHTS_EMPTY = &weight_markers[1];
 }
 
 namespace {

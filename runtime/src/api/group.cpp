@@ -21,9 +21,9 @@ struct GroupEntry {
     const char* name = nullptr;  // unused
 };
 
-// Handle index 1 is MPI_GROUP_EMPTY.
+// Created groups; MPI_GROUP_EMPTY is predefined and never in the table.
 datatype::HandleTable<GroupEntry>& groups() {
-    static datatype::HandleTable<GroupEntry> table(static_cast<int>(HandleKind::group), 2);
+    static datatype::HandleTable<GroupEntry> table(static_cast<int>(HandleKind::group), 1);
     return table;
 }
 

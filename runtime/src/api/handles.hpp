@@ -1,36 +1,50 @@
-// Integer handles: the object kind in the bits above SI_HANDLE_KIND_SHIFT,
-// an index below. Index 0 of every kind is its null handle.
+// Integer handles (datatype/handle_bits.hpp: MPICH's layout). The kinds are
+// MPICH's where mpi.h has predefined handles of them; a message and a
+// persistent request, which MPICH makes requests, have kinds of their own
+// (MPI_MESSAGE_NULL and MPI_MESSAGE_NO_PROC keep MPICH's request values).
 #pragma once
 
 #include <cstdint>
 
+#include "datatype/handle_bits.hpp"
 #include "mpi.h"
 
 namespace si::api {
 
 enum class HandleKind : int {
     communicator = 1,
-    datatype = 2,
-    op = 3,
-    request = 4,
+    group = 2,
+    datatype = 3,
     errhandler = 5,
-    group = 6,
-    window = 7,
-    info = 8,
-    message = 9,             // MPI_Message
-    persistent_request = 10, // an MPI_Request made by MPI_*_init
-    keyval = 11,             // attribute keys
+    op = 6,
+    info = 7,
+    window = 8,
+    keyval = 9,              // attribute keys
+    request = 11,
+    message = 12,            // MPI_Message
+    persistent_request = 13, // an MPI_Request made by MPI_*_init
 };
 
-constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
+constexpr int kIndexMask = static_cast<int>(handle::kIndexMask);
 
+// A handle this library creates at run time.
 constexpr int make_handle(HandleKind kind, int index) {
-    return static_cast<int>(kind) << SI_HANDLE_KIND_SHIFT | index;
+    return handle::make(static_cast<int>(kind), handle::Storage::created,
+                        static_cast<std::uint32_t>(index));
 }
+constexpr int make_predefined(HandleKind kind, int index) {
+    return handle::make(static_cast<int>(kind), handle::Storage::predefined,
+                        static_cast<std::uint32_t>(index));
+}
+// Whether a handle is of `kind`, its null handle included.
 constexpr bool is_kind(int handle, HandleKind kind) {
-    return (static_cast<unsigned>(handle) >> SI_HANDLE_KIND_SHIFT) == static_cast<unsigned>(kind);
+    return handle::kind_of(handle) == static_cast<int>(kind);
 }
-constexpr int handle_index(int handle) { return handle & kIndexMask; }
+// Whether it names an object of `kind` (predefined or created, not null).
+constexpr bool names_object(int handle, HandleKind kind) {
+    return handle::names_object(handle, static_cast<int>(kind));
+}
+constexpr int handle_index(int handle) { return static_cast<int>(handle::index_of(handle)); }
 
 // A request's index field holds its pool index + 1 in the low bits and the
 // low bits of its generation above them, so that a handle kept after its
@@ -38,7 +52,7 @@ constexpr int handle_index(int handle) { return handle & kIndexMask; }
 // rather than the new request, unless the slot was reused a multiple of
 // 2^kRequestGenerationBits times since.
 constexpr int kRequestSlotBits = 20;
-constexpr int kRequestGenerationBits = SI_HANDLE_KIND_SHIFT - kRequestSlotBits;
+constexpr int kRequestGenerationBits = handle::kKindShift - kRequestSlotBits;
 constexpr int kMaxRequestSlots = (1 << kRequestSlotBits) - 1;  // index 0 is MPI_REQUEST_NULL
 constexpr int make_request_handle(int slot, std::uint32_t generation) {
     const auto low_generation =
@@ -52,11 +66,14 @@ constexpr bool same_generation(int handle, std::uint32_t generation) {
 
 const char* kind_name(int handle);
 
-static_assert(MPI_COMM_WORLD == make_handle(HandleKind::communicator, 1));
-static_assert(MPI_REQUEST_NULL == make_handle(HandleKind::request, 0));
-static_assert(MPI_MESSAGE_NULL == make_handle(HandleKind::message, 0));
-static_assert(MPI_MESSAGE_NO_PROC == make_handle(HandleKind::message, 1));
-static_assert(MPI_KEYVAL_INVALID == make_handle(HandleKind::keyval, 0));
-static_assert(MPI_ERRORS_RETURN == make_handle(HandleKind::errhandler, 2));
+static_assert(MPI_COMM_NULL == handle::make(1, handle::Storage::null, 0));
+static_assert(MPI_COMM_WORLD == make_predefined(HandleKind::communicator, 0));
+static_assert(MPI_GROUP_EMPTY == make_predefined(HandleKind::group, 0));
+static_assert(MPI_REQUEST_NULL == handle::make(11, handle::Storage::null, 0));
+static_assert(MPI_MESSAGE_NO_PROC == make_predefined(HandleKind::request, 0));
+static_assert(MPI_KEYVAL_INVALID == handle::make(9, handle::Storage::null, 0));
+static_assert(MPI_ERRORS_RETURN == make_predefined(HandleKind::errhandler, 1));
+static_assert(MPI_INFO_ENV == make_predefined(HandleKind::info, 1));
+static_assert(MPI_WIN_NULL == handle::make(8, handle::Storage::null, 0));
 
 }  // namespace si::api

@@ -30,9 +30,9 @@ struct InfoEntry {
     const char* name = nullptr;                              // unused
 };
 
-// Handle index 1 is MPI_INFO_ENV.
+// Created info objects; MPI_INFO_ENV is predefined and never in the table.
 datatype::HandleTable<InfoEntry>& infos() {
-    static datatype::HandleTable<InfoEntry> table(static_cast<int>(HandleKind::info), 2);
+    static datatype::HandleTable<InfoEntry> table(static_cast<int>(HandleKind::info), 1);
     return table;
 }
 

@@ -21,7 +21,8 @@ namespace {
 
 using Message = p2p::Engine::Unexpected;
 
-// Messages taken by matched probes (handle index 1 is MPI_MESSAGE_NO_PROC).
+// Messages taken by matched probes (MPI_MESSAGE_NO_PROC, a predefined request
+// handle in MPICH's ABI, is never in the table).
 struct TakenMessage {
     Message* message = nullptr;
     std::int32_t ghost_message = 0;  // not 0: a ghost took it, under this number
@@ -31,7 +32,7 @@ struct TakenMessage {
 };
 
 datatype::HandleTable<TakenMessage>& taken_messages() {
-    static datatype::HandleTable<TakenMessage> instance(static_cast<int>(HandleKind::message), 2);
+    static datatype::HandleTable<TakenMessage> instance(static_cast<int>(HandleKind::message), 1);
     return instance;
 }
 

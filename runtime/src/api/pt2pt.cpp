@@ -9,8 +9,13 @@
 #include "api/packing.hpp"
 #include "api/requests.hpp"
 #include "api/runtime.hpp"
+#include "api/status.hpp"
 
 namespace si::api {
+
+// Ranks and tags reach the engine as the program gave them.
+static_assert(MPI_PROC_NULL == p2p::kProcNull && MPI_ANY_SOURCE == p2p::kAnySource &&
+              MPI_ANY_TAG == p2p::kAnyTag);
 
 // The checks every send shares; fills comm and type on success.
 int check_send(Call& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -212,8 +217,7 @@ static int set_elements(Call& call, MPI_Status* status, MPI_Datatype datatype, M
     const datatype::Type* type = nullptr;
     if (int rc = call.any_datatype(datatype, type)) return rc;
     if (count < 0) return call.fail(MPI_ERR_COUNT, "count is {}; it must be 0 or more", count);
-    status->si_count = static_cast<long long>(
-        datatype::bytes_for_elements(*type, static_cast<std::size_t>(count)));
+    set_status_count(*status, datatype::bytes_for_elements(*type, static_cast<std::size_t>(count)));
     return MPI_SUCCESS;
 }
 
@@ -418,7 +422,7 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
     const si::datatype::Type* type = nullptr;
     if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     // Whole items of the packed size, or MPI_UNDEFINED.
-    const auto bytes = static_cast<std::size_t>(status->si_count);
+    const auto bytes = static_cast<std::size_t>(si::api::status_count(*status));
     if (type->packed == 0) {
         *count = bytes == 0 ? 0 : MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -435,7 +439,7 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* coun
     const si::datatype::Type* type = nullptr;
     if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     const std::size_t elements =
-        si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count));
+        si::datatype::elements_in(*type, static_cast<std::size_t>(si::api::status_count(*status)));
     *count = elements <= INT32_MAX ? static_cast<int>(elements) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -446,7 +450,7 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     const si::datatype::Type* type = nullptr;
     if (int rc = check_status_query(call, status, count, datatype, type)) return rc;
     *count = static_cast<MPI_Count>(
-        si::datatype::elements_in(*type, static_cast<std::size_t>(status->si_count)));
+        si::datatype::elements_in(*type, static_cast<std::size_t>(si::api::status_count(*status))));
     return MPI_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "api/runtime.hpp"
+#include "api/status.hpp"
 #include "base/log.hpp"
 
 namespace si::api {
@@ -22,8 +23,7 @@ void set_empty_status(MPI_Status* status) {
     status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;
-    status->si_cancelled = 0;
-    status->si_count = 0;
+    set_status(*status, 0, false);
 }
 
 // A handle that names no active request. Out of line: resolve_one is on
@@ -184,8 +184,7 @@ void fill_status(MPI_Status* status, const p2p::Completion& completion, bool rec
         status->MPI_SOURCE = completion.source;
         status->MPI_TAG = completion.tag;
     }
-    status->si_cancelled = completion.cancelled ? 1 : 0;
-    status->si_count = static_cast<long long>(completion.bytes);
+    set_status(*status, completion.bytes, completion.cancelled);
 }
 
 int finish_request(const char* function, p2p::Request* request, MPI_Status* status,
@@ -396,7 +395,7 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     Call call("MPI_Test_cancelled");
     if (int rc = call.not_null(status, "status")) return rc;
     if (int rc = call.not_null(flag, "flag")) return rc;
-    *flag = status->si_cancelled;
+    *flag = status_cancelled(*status) ? 1 : 0;
     return MPI_SUCCESS;
 }
 
@@ -404,7 +403,7 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
     Call call("MPI_Status_set_cancelled");
     if (int rc = call.not_null(status, "status")) return rc;
-    status->si_cancelled = flag != 0;
+    set_status_cancelled(*status, flag != 0);
     return MPI_SUCCESS;
 }
 

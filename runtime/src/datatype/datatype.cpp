@@ -8,16 +8,14 @@
 #include <fmt/format.h>
 
 #include "datatype/derived.hpp"
+#include "datatype/handle_bits.hpp"
 
 namespace si::datatype {
 
 namespace {
 
-constexpr int kKind = MPI_DATATYPE_NULL >> SI_HANDLE_KIND_SHIFT;
-constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
-// Derived types start above the predefined indices, leaving room for more.
-constexpr std::uint32_t kFirstDerivedSlot = 64;
-static_assert(kPredefinedCount <= static_cast<int>(kFirstDerivedSlot));
+constexpr int kKind = handle::kind_of(MPI_DATATYPE_NULL);
+constexpr std::uint32_t kFirstDerivedSlot = 1;
 
 // A derived type's name is cut here so that deep nesting stays readable.
 constexpr std::size_t kMaxNameLength = MPI_MAX_OBJECT_NAME - 1;
@@ -142,7 +140,8 @@ std::array<Type, kPredefinedCount> make_predefined() {
         basic<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, Family::complex,
                                          "MPI_CXX_LONG_DOUBLE_COMPLEX"),
     };
-    for (const Type& type : all) t[type.handle & kIndexMask] = type;
+    for (Type& unused : t) unused.handle = MPI_CHAR;
+    for (const Type& type : all) t[predefined_index(type.handle)] = type;
     return t;
 }
 
@@ -173,14 +172,20 @@ std::span<const Block> Type::blocks(Block& storage) const {
     return {&storage, 1};
 }
 
+std::vector<const Type*> all_predefined() {
+    std::vector<const Type*> types;
+    for (const Type& type : kPredefinedTypes)
+        if (find_predefined(type.handle) == &type) types.push_back(&type);
+    return types;
+}
+
 const Type* lookup(MPI_Datatype handle) {
     if (const Type* type = find_predefined(handle)) return type;
     return derived_types().find(handle);
 }
 
 int commit(MPI_Datatype handle) {
-    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
-    if (offset < static_cast<unsigned>(kPredefinedCount - 1)) return MPI_SUCCESS;
+    if (find_predefined(handle) != nullptr) return MPI_SUCCESS;
     return derived_types().update(handle, [](Type& type) { type.committed = true; }) ? MPI_SUCCESS
                                                                                : MPI_ERR_TYPE;
 }

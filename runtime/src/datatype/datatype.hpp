@@ -152,20 +152,29 @@ using Real16 = __float128;
 typedef _Complex float __attribute__((mode(TC))) Complex32;
 using Integer16 = __int128;
 
-// Handle indices of the predefined types run from 1 to kPredefinedCount - 1.
-inline constexpr int kPredefinedCount =
-    (MPI_CXX_LONG_DOUBLE_COMPLEX & ((1 << SI_HANDLE_KIND_SHIFT) - 1)) + 1;
+// The predefined types, indexed by their handles: MPICH numbers its
+// predefined types in their handles' low byte (mpi.h), below 0x80, and gives
+// MPI_FLOAT_INT and its kin handles of another storage class, 0x8c000000 + k,
+// which come at 0x80 + k. Any other handle maps to some index whose entry
+// has another handle (find_predefined compares). Index 0 is no type.
+inline constexpr int kPredefinedCount = 256;
+constexpr int predefined_index(MPI_Datatype handle) {
+    const auto bits = static_cast<std::uint32_t>(handle);
+    return static_cast<int>((bits & 0x7fu) | (bits >> 24 & 0x80u));
+}
 
-// The predefined types, by handle index (entry 0 is unused).
+// The predefined types by index; an unused entry holds a handle that does
+// not map to it (MPI_CHAR), so that find_predefined rejects every other.
 extern const std::array<Type, kPredefinedCount> kPredefinedTypes;
 
-// The predefined type a handle names, or nullptr for any other handle. Inline:
-// every message asks it; one unsigned comparison covers every predefined
-// handle except the null one.
+// Every predefined type once, in index order.
+std::vector<const Type*> all_predefined();
+
+// The predefined type a handle names, or nullptr for any other handle.
+// Inline: every message asks it.
 inline const Type* find_predefined(MPI_Datatype handle) {
-    const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_CHAR);
-    return offset < static_cast<unsigned>(kPredefinedCount - 1) ? &kPredefinedTypes[offset + 1]
-                                                                : nullptr;
+    const Type& type = kPredefinedTypes[predefined_index(handle)];
+    return type.handle == handle ? &type : nullptr;
 }
 
 // The type a handle names, or nullptr for MPI_DATATYPE_NULL, a freed or never
@@ -176,7 +185,7 @@ const Type* lookup(MPI_Datatype handle);
 
 // The predefined table entry; `handle` must be a predefined type.
 inline const Type& predefined(MPI_Datatype handle) {
-    return kPredefinedTypes[handle & ((1 << SI_HANDLE_KIND_SHIFT) - 1)];
+    return kPredefinedTypes[predefined_index(handle)];
 }
 
 // Constructors. Each returns an MPI error class: MPI_ERR_COUNT for a

@@ -16,7 +16,6 @@ namespace si::datatype {
 
 namespace {
 
-constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
 
 // Native packed bytes converted at a time for a non-contiguous type.
 constexpr std::size_t kChunkBytes = std::size_t{64} * 1024;
@@ -170,7 +169,7 @@ constexpr Codec pair() {
 // [type index]; the sizes are the standard's, whatever the C type's.
 constexpr std::array<Codec, kPredefinedCount> make_codecs() {
     std::array<Codec, kPredefinedCount> t{};
-    auto set = [&t](MPI_Datatype type, const Codec& codec) { t[type & kIndexMask] = codec; };
+    auto set = [&t](MPI_Datatype type, const Codec& codec) { t[predefined_index(type)] = codec; };
     set(MPI_CHAR, scalar<char, 1>());
     set(MPI_SIGNED_CHAR, scalar<signed char, 1>());
     set(MPI_UNSIGNED_CHAR, scalar<unsigned char, 1>());
@@ -232,10 +231,10 @@ constexpr std::array<Codec, kPredefinedCount> make_codecs() {
     set(MPI_COMPLEX16, complex<double, 8>());
     set(MPI_COMPLEX32, complex<Real16, 16>());
     // C++'s types are C's.
-    set(MPI_CXX_BOOL, t[MPI_C_BOOL & kIndexMask]);
-    set(MPI_CXX_FLOAT_COMPLEX, t[MPI_C_FLOAT_COMPLEX & kIndexMask]);
-    set(MPI_CXX_DOUBLE_COMPLEX, t[MPI_C_DOUBLE_COMPLEX & kIndexMask]);
-    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[MPI_C_LONG_DOUBLE_COMPLEX & kIndexMask]);
+    set(MPI_CXX_BOOL, t[predefined_index(MPI_C_BOOL)]);
+    set(MPI_CXX_FLOAT_COMPLEX, t[predefined_index(MPI_C_FLOAT_COMPLEX)]);
+    set(MPI_CXX_DOUBLE_COMPLEX, t[predefined_index(MPI_C_DOUBLE_COMPLEX)]);
+    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[predefined_index(MPI_C_LONG_DOUBLE_COMPLEX)]);
     return t;
 }
 
@@ -244,7 +243,7 @@ constexpr std::array<Codec, kPredefinedCount> make_codecs() {
 constexpr std::array<Codec, kPredefinedCount> kCodecs = make_codecs();
 
 const Codec& codec_of(MPI_Datatype basic) {
-    return kCodecs[basic & kIndexMask];
+    return kCodecs[predefined_index(basic)];
 }
 
 // Calls convert(basic, n) for each run of n units of one basic type in

@@ -2,8 +2,8 @@
 // and in the API layer persistent requests and matched-probe messages),
 // addressed by integer handle.
 //
-// Handle index = generation << kSlotBits | slot. Slots below first_slot are
-// the predefined objects, which live in constant tables elsewhere. A freed
+// A created handle (datatype/handle_bits.hpp) of the table's kind, with
+// index = generation << kSlotBits | slot. Slots start at first_slot. A freed
 // slot goes to the back of a FIFO and its generation is bumped, so a stale
 // handle is recognised as invalid until the slot has been reused
 // kGenerations times, and a pointer obtained before the free keeps reading the
@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "mpi.h"
+#include "datatype/handle_bits.hpp"
 
 namespace si::datatype {
 
@@ -29,7 +29,7 @@ class HandleTable {
     static constexpr int kSlotBits = 20;
     static constexpr std::uint32_t kMaxSlots = std::uint32_t{1} << kSlotBits;
     static constexpr std::uint32_t kGenerations = std::uint32_t{1}
-                                                  << (SI_HANDLE_KIND_SHIFT - kSlotBits);
+                                                  << (handle::kKindShift - kSlotBits);
 
     HandleTable(int kind, std::uint32_t first_slot) : kind_(kind), first_slot_(first_slot) {}
     HandleTable(const HandleTable&) = delete;
@@ -104,15 +104,14 @@ class HandleTable {
     };
 
     int handle_of(std::uint32_t slot, std::uint32_t generation) const {
-        return kind_ << SI_HANDLE_KIND_SHIFT | static_cast<int>(generation << kSlotBits | slot);
+        return handle::make(kind_, handle::Storage::created, generation << kSlotBits | slot);
     }
     static std::uint32_t slot_index(int handle) {
         return static_cast<std::uint32_t>(handle) & (kMaxSlots - 1);
     }
 
     Slot* slot_of(int handle) {
-        if ((static_cast<unsigned>(handle) >> SI_HANDLE_KIND_SHIFT) != static_cast<unsigned>(kind_))
-            return nullptr;
+        if (handle::kind_of(handle) != kind_) return nullptr;
         const std::uint32_t slot = slot_index(handle);
         if (slot < first_slot_ || slot - first_slot_ >= slots_.size()) return nullptr;
         Slot& s = slots_[slot - first_slot_];

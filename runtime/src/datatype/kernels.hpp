@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "datatype/datatype.hpp"
+#include "datatype/handle_bits.hpp"
 #include "mpi.h"
 
 namespace si::datatype::kernels {
@@ -22,10 +23,9 @@ namespace si::datatype::kernels {
 using Kernel = void (*)(const void* in, void* inout, std::size_t n);
 
 // Operator indices: the handle index of the predefined operator.
-inline constexpr int kIndexMask = (1 << SI_HANDLE_KIND_SHIFT) - 1;
-inline constexpr int kOpCount = (MPI_NO_OP & kIndexMask) + 1;
+inline constexpr int kOpCount = static_cast<int>(handle::index_of(MPI_NO_OP)) + 1;
 constexpr int op_index(MPI_Op op) {
-    return op & kIndexMask;
+    return static_cast<int>(handle::index_of(op));
 }
 
 // Arithmetic on signed integers is done in the matching unsigned type so that
@@ -220,7 +220,7 @@ constexpr Row pair_row() {
 // [type index][operator index]; nullptr where the pair is not valid.
 constexpr std::array<Row, kPredefinedCount> make_table() {
     std::array<Row, kPredefinedCount> t{};
-    auto set = [&t](MPI_Datatype type, const Row& row) { t[type & kIndexMask] = row; };
+    auto set = [&t](MPI_Datatype type, const Row& row) { t[predefined_index(type)] = row; };
     set(MPI_CHAR, integer_row<char>());
     set(MPI_SIGNED_CHAR, integer_row<signed char>());
     set(MPI_UNSIGNED_CHAR, integer_row<unsigned char>());
@@ -278,10 +278,10 @@ constexpr std::array<Row, kPredefinedCount> make_table() {
     set(MPI_COMPLEX32, complex_row<Complex32>());
     set(MPI_INTEGER16, fortran_integer_row<Integer16>());
     // C++'s types are C's.
-    set(MPI_CXX_BOOL, t[MPI_C_BOOL & kIndexMask]);
-    set(MPI_CXX_FLOAT_COMPLEX, t[MPI_C_FLOAT_COMPLEX & kIndexMask]);
-    set(MPI_CXX_DOUBLE_COMPLEX, t[MPI_C_DOUBLE_COMPLEX & kIndexMask]);
-    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[MPI_C_LONG_DOUBLE_COMPLEX & kIndexMask]);
+    set(MPI_CXX_BOOL, t[predefined_index(MPI_C_BOOL)]);
+    set(MPI_CXX_FLOAT_COMPLEX, t[predefined_index(MPI_C_FLOAT_COMPLEX)]);
+    set(MPI_CXX_DOUBLE_COMPLEX, t[predefined_index(MPI_C_DOUBLE_COMPLEX)]);
+    set(MPI_CXX_LONG_DOUBLE_COMPLEX, t[predefined_index(MPI_C_LONG_DOUBLE_COMPLEX)]);
     set(MPI_LOGICAL, logical_row<std::int32_t>());
     set(MPI_2INTEGER, pair_row<std::int32_t>());
     set(MPI_2REAL, pair_row<float, float>());
@@ -293,8 +293,8 @@ inline constexpr std::array<Row, kPredefinedCount> kTable = make_table();
 
 // The kernel for a predefined operator on a predefined basic type, or nullptr.
 inline Kernel find(MPI_Op op, MPI_Datatype base) {
-    const int o = op & kIndexMask;
-    const int b = base & kIndexMask;
+    const int o = op_index(op);
+    const int b = predefined_index(base);
     if (o >= kOpCount || b >= kPredefinedCount) return nullptr;
     return kTable[b][o];
 }

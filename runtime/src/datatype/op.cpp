@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "datatype/handle_bits.hpp"
 #include "datatype/handle_table.hpp"
 #include "datatype/kernels.hpp"
 
@@ -17,7 +18,7 @@ namespace si::datatype {
 
 namespace {
 
-constexpr int kKind = MPI_OP_NULL >> SI_HANDLE_KIND_SHIFT;
+constexpr int kKind = handle::kind_of(MPI_OP_NULL);
 constexpr std::uint32_t kFirstUserSlot = 32;
 static_assert(kernels::kOpCount <= static_cast<int>(kFirstUserSlot));
 
@@ -44,7 +45,9 @@ constexpr std::array<Op, kernels::kOpCount> kPredefined = make_predefined();
 
 constexpr bool all_predefined_present() {
     for (int i = 1; i < kernels::kOpCount; ++i)
-        if (kPredefined[i].handle != (kKind << SI_HANDLE_KIND_SHIFT | i)) return false;
+        if (kPredefined[i].handle !=
+            handle::make(kKind, handle::Storage::predefined, static_cast<std::uint32_t>(i)))
+            return false;
     return true;
 }
 static_assert(all_predefined_present(), "a predefined operator of mpi.h has no table entry");

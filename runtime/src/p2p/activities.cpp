@@ -1,12 +1,13 @@
 // The engine's activities (activity.hpp): started here, advanced by every
 // progress pass (Engine::progress_locked), counted when a background
 // thread's pass advanced them.
+#include "base/error_class.hpp"
 #include "p2p/engine.hpp"
 
 namespace si::p2p {
 
 namespace {
-constexpr int kErrOtherClass = 16;  // MPI_ERR_OTHER (this layer does not include mpi.h)
+constexpr int kErrOtherClass = error_class::kOther;
 }  // namespace
 
 Request* Engine::start(std::unique_ptr<Activity> activity, Request::Kind kind,

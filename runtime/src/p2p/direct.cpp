@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/error_class.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
 #include "p2p/engine.hpp"
@@ -28,7 +29,7 @@
 namespace si::p2p {
 
 namespace {
-constexpr int kErrTruncate = 15;
+constexpr int kErrTruncate = error_class::kTruncate;
 }  // namespace
 
 bool Engine::try_direct_write(Request* send) {

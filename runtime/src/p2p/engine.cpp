@@ -9,6 +9,7 @@
 #include "base/clock.hpp"
 #include "base/copy.hpp"
 #include "base/cpu.hpp"
+#include "base/error_class.hpp"
 #include "base/log.hpp"
 #include "base/trace.hpp"
 #include "p2p/segments.hpp"
@@ -20,8 +21,8 @@ namespace si::p2p {
 namespace {
 
 // MPI error classes used here (values of mpi.h; this layer does not include it).
-constexpr int kErrTruncate = 15;
-constexpr int kErrOther = 16;
+constexpr int kErrTruncate = error_class::kTruncate;
+constexpr int kErrOther = error_class::kOther;
 
 // Rendezvous sends at least this large teach the engine how long a transfer
 // takes per byte; smaller ones are dominated by fixed costs.

@@ -28,7 +28,7 @@
 
 namespace si::p2p {
 
-inline constexpr int kProcNull = -2;  // MPI_PROC_NULL
+inline constexpr int kProcNull = -1;  // MPI_PROC_NULL (api/pt2pt.cpp checks)
 inline constexpr int kAnySource = MatchSpec::kAnySource;
 inline constexpr int kAnyTag = MatchSpec::kAnyTag;
 inline constexpr int kNoPeer = -3;  // no world rank

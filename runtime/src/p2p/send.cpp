@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/clock.hpp"
+#include "base/error_class.hpp"
 #include "base/trace.hpp"
 #include "p2p/engine.hpp"
 #include "p2p/wire.hpp"
@@ -12,7 +13,7 @@ namespace si::p2p {
 
 namespace {
 
-constexpr int kErrOther = 16;  // MPI_ERR_OTHER (this layer does not include mpi.h)
+constexpr int kErrOther = error_class::kOther;
 
 template <typename T>
 std::span<const std::byte> bytes_of(const T& value) {

@@ -53,7 +53,7 @@ constexpr std::uint64_t match_key(const Tuple& t) {
 
 // What a receive asks for; source and tag may be wildcards.
 struct MatchSpec {
-    static constexpr std::int32_t kAnySource = -1;
+    static constexpr std::int32_t kAnySource = -2;  // MPI_ANY_SOURCE
     static constexpr std::int32_t kAnyTag = -1;
 
     std::uint16_t context;

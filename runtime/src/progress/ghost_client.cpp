@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 
+#include "base/error_class.hpp"
 #include "base/log.hpp"
 #include "progress/ghost.hpp"
 #include "progress/ghost_network.hpp"
@@ -23,7 +24,7 @@ namespace {
 using namespace std::chrono_literals;
 using node::CellState;
 
-constexpr int kErrOther = 16;  // MPI_ERR_OTHER
+constexpr int kErrOther = error_class::kOther;
 // How long MPI_Finalize waits for a ghost to stop before killing it.
 constexpr auto kGhostStopGrace = 2s;
 // How often a rank waiting for its ghosts checks that they live: a blocked

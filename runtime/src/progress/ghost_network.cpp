@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/error.hpp"
+#include "base/error_class.hpp"
 #include "base/log.hpp"
 #include "progress/node_process.hpp"
 #include "transport/verbs/verbs_transport.hpp"
@@ -20,7 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 using node::ExchangeState;
 
-constexpr int kErrOther = 16;  // MPI_ERR_OTHER
+constexpr int kErrOther = error_class::kOther;
 constexpr std::string_view kKeyPrefix = "ghost-";
 // How often either side of the exchange looks at the other.
 constexpr auto kExchangePoll = 50us;

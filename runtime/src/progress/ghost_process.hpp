@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/config.hpp"
+#include "base/error_class.hpp"
 #include "node/ghost_area.hpp"
 #include "node/region.hpp"
 #include "progress/ghost.hpp"
@@ -27,8 +28,8 @@ namespace si::progress::ghost_detail {
 using node::CellState;
 using node::PostCell;
 
-constexpr int kErrTruncate = 15;  // MPI_ERR_TRUNCATE
-constexpr int kErrOther = 16;     // MPI_ERR_OTHER
+constexpr int kErrTruncate = error_class::kTruncate;
+constexpr int kErrOther = error_class::kOther;
 
 // What a ghost matches on (ghost.hpp: SI_GHOST_MATCHING): the envelope, with
 // the receiver folded into the context or the tag when one domain serves

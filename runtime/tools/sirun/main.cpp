@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +16,7 @@
 #include "base/error.hpp"
 #include "node/placement.hpp"
 #include "sirun/job.hpp"
+#include "sirun/needed.hpp"
 
 namespace {
 
@@ -42,6 +46,24 @@ std::vector<std::vector<int>> core_binding(int ranks) {
     return cpus;
 }
 
+// The folder that holds this runtime's library under MPICH's names
+// (libmpich.so.12, libmpi.so.12), beside the library folder next to this
+// sirun's own: a program built by MPICH's compilers finds it there first.
+std::filesystem::path mpich_abi_folder() {
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (error) si::fail("cannot tell where sirun is (/proc/self/exe: {})", error.message());
+    return self.parent_path().parent_path() / "lib" / "mpich-abi";
+}
+
+// LD_LIBRARY_PATH for the ranks with `folder` first.
+std::string library_path_with(const std::filesystem::path& folder) {
+    const char* current = std::getenv("LD_LIBRARY_PATH");
+    std::string value = "LD_LIBRARY_PATH=" + folder.string();
+    if (current != nullptr && *current != '\0') value += std::string(":") + current;
+    return value;
+}
+
 int run(int argc, char** argv) {
     CLI::App app{"Starts an MPI job of N ranks on this host: sirun -n N [options] program [args...]",
                  "sirun"};
@@ -53,6 +75,7 @@ int run(int argc, char** argv) {
     double timeout = 0;
     std::vector<std::string> env;
     std::string bind = "none";
+    std::string abi = "native";
     bool info = false;
     app.add_option("-n,--np", ranks, "Number of ranks (at least 1)");
     app.add_option("--helpers", helpers, "Helper processes per node (sets SI_HELPERS for the ranks)")
@@ -67,6 +90,13 @@ int run(int argc, char** argv) {
                    "core: bind rank i to all hardware threads of core (i mod cores); "
                    "none: leave the ranks' CPUs to the OS")
         ->check(CLI::IsMember({"core", "none"}))
+        ->capture_default_str();
+    app.add_option("--abi", abi,
+                   "mpich: run a program built by MPICH's compilers (linked against "
+                   "libmpich.so.12 or libmpi.so.12) on this runtime, by putting its "
+                   "lib/mpich-abi folder first in the ranks' LD_LIBRARY_PATH; native: "
+                   "leave LD_LIBRARY_PATH alone")
+        ->check(CLI::IsMember({"native", "mpich"}))
         ->capture_default_str();
     app.add_option("--env", env, "Set K=V in the ranks' environment (repeatable)")
         ->allow_extra_args(false)
@@ -118,6 +148,18 @@ int run(int argc, char** argv) {
     // Longer than any job, and short enough for the clock arithmetic.
     constexpr double kLongestTimeout = 1e8;
     options.timeout_seconds = std::min(timeout, kLongestTimeout);
+    if (abi == "mpich") {
+        try {
+            const std::filesystem::path folder = mpich_abi_folder();
+            if (!std::filesystem::exists(folder / "libmpich.so.12"))
+                si::fail("{} has no libmpich.so.12 (build the simpi target)", folder.string());
+            // First, so that a --env LD_LIBRARY_PATH=... still wins.
+            env.insert(env.begin(), library_path_with(folder));
+        } catch (const si::Error& error) {
+            std::fprintf(stderr, "sirun: --abi mpich: %s\n", error.what());
+            return kCannotRun;
+        }
+    }
     options.env = std::move(env);
     options.argv = command;
     if (bind == "core") {
@@ -130,6 +172,19 @@ int run(int argc, char** argv) {
     }
     try {
         options.program_path = si::sirun::resolve_program(command.front());
+    } catch (const si::Error& error) {
+        std::fprintf(stderr, "sirun: %s\n", error.what());
+        return kCannotRun;
+    }
+    // A program of another MPI's ABI would start N unconnected singletons.
+    try {
+        const std::string mismatch =
+            si::sirun::abi_mismatch(si::sirun::needed_libraries(options.program_path));
+        if (!mismatch.empty()) {
+            std::fprintf(stderr, "sirun: %s is linked against %s\n", command.front().c_str(),
+                         mismatch.c_str());
+            return kCannotRun;
+        }
     } catch (const si::Error& error) {
         std::fprintf(stderr, "sirun: %s\n", error.what());
         return kCannotRun;

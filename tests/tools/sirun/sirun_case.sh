@@ -102,6 +102,22 @@ mpi-abort)
     expect_stdout "^rank 1 aborts with code 4$"
     expect_stderr "^sirun: rank 1 \(pid [0-9]+\) called MPI_Abort with code 4; ending the job$"
     ;;
+abi-mpich)
+    # Here "$probe" is mpich_hello built against MPICH: --abi mpich runs it on
+    # this runtime, whose SI_STATS counters only this runtime prints.
+    run_sirun --timeout 50 --abi mpich --env SI_STATS=1 -n 2 "$probe"
+    expect_status 0
+    expect_stdout "^No Errors$"
+    expect_stderr "\[si rank 1\] info: counters:"
+    run_sirun --timeout 50 --abi mpich -n 1 ldd "$probe"
+    expect_stdout "libmpich.so.12 => .*/lib/mpich-abi/libmpich.so.12"
+    ;;
+abi-openmpi)
+    # Here "$probe" is mpich_hello built against Open MPI: refused by name.
+    run_sirun --timeout 20 -n 2 "$probe"
+    expect_status 127
+    expect_stderr "^sirun: .* is linked against libmpi.so.40 \(Open MPI's library\): this runtime has MPICH's ABI"
+    ;;
 hydra-abort)
     # Here "$sirun" is mpiexec.hydra.
     start=$(now_ms)

@@ -1,4 +1,5 @@
 #include "datatype/datatype.hpp"
+#include "datatype/handle_bits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -159,14 +160,14 @@ TEST(Datatype, PredefinedTypesMatchTheirCTypes) {
 }
 
 TEST(Datatype, EveryPredefinedHandleIsCovered) {
-    EXPECT_EQ(std::size(kExpected), static_cast<std::size_t>(kPredefinedCount - 1));
+    const std::vector<const Type*> all = all_predefined();
+    EXPECT_EQ(std::size(kExpected), all.size());
     std::set<std::string> names;
-    for (int index = 1; index < kPredefinedCount; ++index) {
-        const Type* t = lookup(MPI_DATATYPE_NULL | index);
-        ASSERT_NE(t, nullptr) << index;
+    for (const Type* t : all) {
+        EXPECT_EQ(lookup(t->handle), t) << t->name;
         names.insert(t->name);
     }
-    EXPECT_EQ(names.size(), static_cast<std::size_t>(kPredefinedCount - 1));
+    EXPECT_EQ(names.size(), all.size());
     EXPECT_EQ(lookup(MPI_LONG_LONG_INT), lookup(MPI_LONG_LONG));
     EXPECT_EQ(lookup(MPI_C_COMPLEX), lookup(MPI_C_FLOAT_COMPLEX));
 }
@@ -234,7 +235,10 @@ TEST(Datatype, InvalidHandlesAreNotFound) {
     EXPECT_EQ(lookup(-1), nullptr);
     EXPECT_EQ(lookup(MPI_CXX_LONG_DOUBLE_COMPLEX + 1), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 64), nullptr);
-    EXPECT_EQ(lookup(MPI_DATATYPE_NULL | ((1 << SI_HANDLE_KIND_SHIFT) - 1)), nullptr);
+    EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 5), nullptr);  // MPI_INT's index as a null handle
+    EXPECT_EQ(lookup(MPI_INT ^ 0x0c00), nullptr);         // MPI_INT's index, another size
+    EXPECT_EQ(lookup(MPI_FLOAT_INT + 5), nullptr);        // past MPI_LONG_DOUBLE_INT
+    EXPECT_EQ(lookup(static_cast<MPI_Datatype>(handle::kIndexMask)), nullptr);
 }
 
 TEST(Datatype, ContiguousOfABasicType) {

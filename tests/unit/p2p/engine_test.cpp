@@ -9,6 +9,7 @@
 #include <numeric>
 #include <thread>
 
+#include "base/error_class.hpp"
 #include "p2p/segments.hpp"
 
 #include "loopback_transport.hpp"
@@ -16,7 +17,7 @@
 namespace si::p2p {
 namespace {
 
-constexpr int kErrTruncate = 15;
+constexpr int kErrTruncate = si::error_class::kTruncate;
 
 struct Param {
     std::size_t eager_limit;

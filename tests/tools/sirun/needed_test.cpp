@@ -1,0 +1,39 @@
+#include "sirun/needed.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+
+namespace si::sirun {
+namespace {
+
+bool names(const std::vector<std::string>& needed, const std::string& library) {
+    return std::find(needed.begin(), needed.end(), library) != needed.end();
+}
+
+TEST(NeededLibraries, ListsWhatAProgramLinks) {
+    // This test links the C++ library and libc dynamically.
+    const std::vector<std::string> needed = needed_libraries("/proc/self/exe");
+    EXPECT_TRUE(names(needed, "libc.so.6"));
+    EXPECT_TRUE(names(needed, "libstdc++.so.6"));
+}
+
+TEST(NeededLibraries, NothingForAFileThatIsNotAProgram) {
+    EXPECT_TRUE(needed_libraries("/proc/self/status").empty());
+    EXPECT_THROW(needed_libraries("/nonexistent/program"), Error);
+}
+
+TEST(AbiMismatch, OpenMpiIsNamedAndMpichIsNot) {
+    EXPECT_EQ(abi_mismatch({"libc.so.6", "libmpich.so.12"}), "");
+    EXPECT_EQ(abi_mismatch({"libmpi.so.12"}), "");
+    const std::string open_mpi = abi_mismatch({"libmpi.so.40", "libc.so.6"});
+    EXPECT_NE(open_mpi.find("libmpi.so.40"), std::string::npos);
+    EXPECT_NE(open_mpi.find("Open MPI"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace si::sirun
