@@ -318,13 +318,7 @@ function(si_add_testlist file)
     endif()
     si_add_mpi_test(NAME ${program}.np${nprocs}${suffix} PROGRAM ${program}
                     NPROCS ${nprocs} ARGS ${args} LAUNCHERS mpich LABELS integration mpich)
-    # The same MPICH-built binary on this runtime through the MPICH ABI. Not
-    # for Fortran programs yet: MPICH's Fortran library (libmpichfort.so.12)
-    # has no counterpart here.
-    _si_is_fortran(fortran ${program})
-    if(fortran)
-      continue()
-    endif()
+    # The same MPICH-built binary on this runtime through the MPICH ABI.
     foreach(mode IN ITEMS none smart_h1)
       _si_mode_env(mode_env ${mode})
       si_add_mpi_test(NAME ${program}.np${nprocs}${suffix}.${mode} PROGRAM ${program}
@@ -350,14 +344,3 @@ function(_si_mode_env out mode)
   set(${out} ${env} PARENT_SCOPE)
 endfunction()
 
-# Whether a program is written in Fortran.
-function(_si_is_fortran out program)
-  get_target_property(sources ${program} SOURCES)
-  set(fortran FALSE)
-  foreach(source IN LISTS sources)
-    if(source MATCHES "\\.(f|F|f90|F90)$")
-      set(fortran TRUE)
-    endif()
-  endforeach()
-  set(${out} ${fortran} PARENT_SCOPE)
-endfunction()

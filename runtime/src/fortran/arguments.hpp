@@ -1,7 +1,7 @@
 // What the Fortran bindings need to turn Fortran arguments into C ones: the
 // sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, ... are variables
-// in a common block, recognised by address), statuses (MPI_Fint[6] in
-// Fortran, only 4-byte aligned there) and blank-padded strings.
+// in common blocks, recognised by address), statuses (MPI_Fint[5] in
+// Fortran, only 4-byte aligned there), attribute keys and blank-padded strings.
 #pragma once
 
 #include <algorithm>
@@ -17,36 +17,49 @@ namespace si::fortran {
 inline constexpr int kStatusSize = sizeof(MPI_Status) / sizeof(MPI_Fint);
 static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0);
 
-// The common block /SIMPI_SENTINELS/ of mpif.h, defined here so that every
-// Fortran unit and the library share one copy; mpif.h declares the same
-// members in the same order.
-struct Sentinels {
+// The sentinels' common blocks, under MPICH's names and in MPICH's layout,
+// so that programs compiled with MPICH's mpif.h or mpi module share them with
+// the library as programs compiled with this runtime's do (mpif.h declares
+// the same members in the same order). Defined here: every Fortran unit of a
+// program resolves its blocks to these.
+struct Private1 {  // /MPIPRIV1/
     MPI_Fint bottom;
     MPI_Fint in_place;
     MPI_Fint status_ignore[kStatusSize];
+};
+struct Private2 {  // /MPIPRIV2/
     MPI_Fint statuses_ignore[kStatusSize];
-    MPI_Fint unweighted;
-    MPI_Fint weights_empty;
+    MPI_Fint errcodes_ignore[1];
+};
+struct PrivateCharacters {  // /MPIPRIVC/
+    char argvs_null[1];
+    char argv_null[1];
 };
 
 }  // namespace si::fortran
 
-extern "C" si::fortran::Sentinels simpi_sentinels_;
+extern "C" {
+extern si::fortran::Private1 mpipriv1_;
+extern si::fortran::Private2 mpipriv2_;
+extern si::fortran::PrivateCharacters mpiprivc_;
+extern MPI_Fint mpifcmb5_;  // /MPIFCMB5/ MPI_UNWEIGHTED
+extern MPI_Fint mpifcmb9_;  // /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+}
 
 namespace si::fortran {
 
 // A choice buffer: MPI_BOTTOM and MPI_IN_PLACE arrive as the addresses of
 // their sentinels.
 inline void* buffer(const void* fortran) {
-    if (fortran == &simpi_sentinels_.bottom) return MPI_BOTTOM;
-    if (fortran == &simpi_sentinels_.in_place) return MPI_IN_PLACE;
+    if (fortran == &mpipriv1_.bottom) return MPI_BOTTOM;
+    if (fortran == &mpipriv1_.in_place) return MPI_IN_PLACE;
     return const_cast<void*>(fortran);
 }
 
 // The weights of a distributed graph: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY.
 inline int* weights(MPI_Fint* fortran) {
-    if (fortran == &simpi_sentinels_.unweighted) return MPI_UNWEIGHTED;
-    if (fortran == &simpi_sentinels_.weights_empty) return MPI_WEIGHTS_EMPTY;
+    if (fortran == &mpifcmb5_) return MPI_UNWEIGHTED;
+    if (fortran == &mpifcmb9_) return MPI_WEIGHTS_EMPTY;
     return fortran;
 }
 inline const int* weights(const MPI_Fint* fortran) {
@@ -58,7 +71,7 @@ inline const int* weights(const MPI_Fint* fortran) {
 class StatusArg {
   public:
     explicit StatusArg(MPI_Fint* fortran)
-        : fortran_(fortran == simpi_sentinels_.status_ignore ? nullptr : fortran) {
+        : fortran_(fortran == mpipriv1_.status_ignore ? nullptr : fortran) {
         if (fortran_ != nullptr) std::memcpy(&status_, fortran_, sizeof status_);
     }
     explicit StatusArg(const MPI_Fint* fortran) : StatusArg(const_cast<MPI_Fint*>(fortran)) {}
@@ -79,7 +92,7 @@ class StatusArg {
 class StatusArray {
   public:
     StatusArray(MPI_Fint* fortran, int count)
-        : fortran_(fortran == simpi_sentinels_.statuses_ignore || count <= 0 ? nullptr : fortran),
+        : fortran_(fortran == mpipriv2_.statuses_ignore || count <= 0 ? nullptr : fortran),
           statuses_(fortran_ == nullptr ? 0 : static_cast<std::size_t>(count)) {}
     ~StatusArray() {
         if (fortran_ != nullptr)

@@ -131,6 +131,29 @@ void* c_callbacks(FortranCopy<Value>* copy, FortranDelete<Value>* remove, Value 
     return keep(Callbacks<Value>{copy, remove, extra});
 }
 
+// The C key of a Fortran attribute key: MPICH's Fortran values of the
+// predefined keys (mpif.h) are the C ones + 1, so that its library can tell
+// which language asks; any other key is the same in both.
+int c_keyval(MPI_Fint keyval) {
+    switch (keyval - 1) {
+        case MPI_TAG_UB:
+        case MPI_HOST:
+        case MPI_IO:
+        case MPI_WTIME_IS_GLOBAL:
+        case MPI_UNIVERSE_SIZE:
+        case MPI_APPNUM:
+        case MPI_LASTUSEDCODE:
+        case MPI_WIN_BASE:
+        case MPI_WIN_SIZE:
+        case MPI_WIN_DISP_UNIT:
+        case MPI_WIN_CREATE_FLAVOR:
+        case MPI_WIN_MODEL:
+            return keyval - 1;
+        default:
+            return keyval;
+    }
+}
+
 bool predefined_attribute(int keyval) {
     switch (keyval) {
         case MPI_TAG_UB:
@@ -194,15 +217,16 @@ void pmpi_keyval_create_(FortranCopy<MPI_Fint>* copy, FortranDelete<MPI_Fint>* r
 
 void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval,
                          const MPI_Aint* attribute_val, MPI_Fint* ierr) {
-    *ierr = MPI_Comm_set_attr(*comm, *keyval, as_pointer(*attribute_val));
+    *ierr = MPI_Comm_set_attr(*comm, c_keyval(*keyval), as_pointer(*attribute_val));
 }
 #pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 
 void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* attribute_val,
                          MPI_Fint* flag, MPI_Fint* ierr) {
     void* value = nullptr;
-    *ierr = MPI_Comm_get_attr(*comm, *keyval, &value, flag);
-    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
+    const int key = c_keyval(*keyval);
+    *ierr = MPI_Comm_get_attr(*comm, key, &value, flag);
+    if (*ierr == MPI_SUCCESS) attribute_out(key, value, *flag, attribute_val);
 }
 #pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
 
@@ -232,7 +256,7 @@ void pmpi_win_create_keyval_(FortranCopy<MPI_Aint>* copy, FortranDelete<MPI_Aint
 
 void pmpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* keyval, const MPI_Aint* attribute_val,
                         MPI_Fint* ierr) {
-    *ierr = MPI_Win_set_attr(*win, *keyval, as_pointer(*attribute_val));
+    *ierr = MPI_Win_set_attr(*win, c_keyval(*keyval), as_pointer(*attribute_val));
 }
 #pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_
 
@@ -241,9 +265,10 @@ void pmpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* keyval, const MPI_A
 void pmpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* attribute_val,
                         MPI_Fint* flag, MPI_Fint* ierr) {
     void* value = nullptr;
-    *ierr = MPI_Win_get_attr(*win, *keyval, &value, flag);
+    const int key = c_keyval(*keyval);
+    *ierr = MPI_Win_get_attr(*win, key, &value, flag);
     if (*ierr != MPI_SUCCESS || !*flag) return;
-    switch (*keyval) {
+    switch (key) {
         case MPI_WIN_SIZE:
             *attribute_val = *static_cast<MPI_Aint*>(value);
             break;
@@ -261,15 +286,16 @@ void pmpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* a
 // MPI-1's forms: the value is a default INTEGER.
 void pmpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* attribute_val,
                     MPI_Fint* ierr) {
-    *ierr = MPI_Attr_put(*comm, *keyval, as_pointer(*attribute_val));
+    *ierr = MPI_Attr_put(*comm, c_keyval(*keyval), as_pointer(*attribute_val));
 }
 #pragma weak mpi_attr_put_ = pmpi_attr_put_
 
 void pmpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* attribute_val,
                     MPI_Fint* flag, MPI_Fint* ierr) {
     void* value = nullptr;
-    *ierr = MPI_Attr_get(*comm, *keyval, &value, flag);
-    if (*ierr == MPI_SUCCESS) attribute_out(*keyval, value, *flag, attribute_val);
+    const int key = c_keyval(*keyval);
+    *ierr = MPI_Attr_get(*comm, key, &value, flag);
+    if (*ierr == MPI_SUCCESS) attribute_out(key, value, *flag, attribute_val);
 }
 #pragma weak mpi_attr_get_ = pmpi_attr_get_
 

@@ -1,18 +1,21 @@
 // The C side of the language interoperability: handles are the same integer
 // in both languages, statuses the same bytes, and Fortran's sentinels live in
-// the common block defined here.
+// the common blocks defined here.
 #include <cstring>
 
 #include "fortran/arguments.hpp"
 
-// Zero-initialised storage of mpif.h's /SIMPI_SENTINELS/: the Fortran units
-// of a program resolve their common block to this one.
-si::fortran::Sentinels simpi_sentinels_;
-
 extern "C" {
 
-MPI_Fint* MPI_F_STATUS_IGNORE = simpi_sentinels_.status_ignore;
-MPI_Fint* MPI_F_STATUSES_IGNORE = simpi_sentinels_.statuses_ignore;
+// Zero-initialised storage of the sentinels' common blocks (arguments.hpp).
+si::fortran::Private1 mpipriv1_;
+si::fortran::Private2 mpipriv2_;
+si::fortran::PrivateCharacters mpiprivc_;
+MPI_Fint mpifcmb5_;
+MPI_Fint mpifcmb9_;
+
+MPI_Fint* MPI_F_STATUS_IGNORE = mpipriv1_.status_ignore;
+MPI_Fint* MPI_F_STATUSES_IGNORE = mpipriv2_.statuses_ignore;
 
 #define SI_HANDLE_CONVERSIONS(Kind, CType)     \
     CType PMPI_##Kind##_f2c(MPI_Fint handle) { \

@@ -217,16 +217,20 @@ def generate_bindings(header, cpp_path, module_path):
 
 # Pointer-valued macros have Fortran sentinels instead (the common block).
 SENTINELS = """\
-!     Sentinels, recognised by address: they must stay in this order
-!     (runtime/src/fortran/arguments.hpp, struct Sentinels).
+!     Sentinels, recognised by address, in MPICH's common blocks: they must
+!     stay in this order (runtime/src/fortran/arguments.hpp).
       INTEGER MPI_BOTTOM, MPI_IN_PLACE
       INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
       INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
+      INTEGER MPI_ERRCODES_IGNORE(1)
+      CHARACTER*1 MPI_ARGVS_NULL(1, 1), MPI_ARGV_NULL(1)
       INTEGER MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
-      COMMON /SIMPI_SENTINELS/ MPI_BOTTOM, MPI_IN_PLACE
-      COMMON /SIMPI_SENTINELS/ MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE
-      COMMON /SIMPI_SENTINELS/ MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
-      SAVE /SIMPI_SENTINELS/
+      COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE
+      COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE
+      COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL
+      COMMON /MPIFCMB5/ MPI_UNWEIGHTED
+      COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+      SAVE /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/, /MPIFCMB5/, /MPIFCMB9/
 !     Functions.
       DOUBLE PRECISION MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK
       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK
@@ -242,16 +246,21 @@ SENTINELS = """\
 """
 
 
+# The predefined attribute keys, whose Fortran values differ from C's.
+FORTRAN_KEYS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
+                "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_WIN_BASE", "MPI_WIN_SIZE",
+                "MPI_WIN_DISP_UNIT", "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"}
+
+
 def generate_constants(compiler, header, c_path):
     macros = subprocess.run([compiler, "-dM", "-E", header], check=True, capture_output=True,
                             text=True).stdout
     names = []
     for line in macros.splitlines():
         m = re.match(r"#define (MPI_[A-Z0-9_]+) (.+)$", line.strip())
-        # Pointers, strings and the library's variables (MPI_UNWEIGHTED) are no
-        # integer constants; mpif.h has its own sentinels for them.
-        if m and "*" not in m.group(2) and '"' not in m.group(2) and \
-                not m.group(2).startswith("si_mpi_"):
+        # Pointers and strings are no integer constants; mpif.h has its own
+        # sentinels for them.
+        if m and "*" not in m.group(2) and '"' not in m.group(2):
             names.append(m.group(1))
     names.sort()
     with open(c_path, "w") as out:
@@ -276,7 +285,9 @@ def generate_constants(compiler, header, c_path):
                   "    constant(\"MPI_TAG\", offsetof(MPI_Status, MPI_TAG) / sizeof(MPI_Fint) + 1);\n"
                   "    constant(\"MPI_ERROR\", offsetof(MPI_Status, MPI_ERROR) / sizeof(MPI_Fint) + 1);\n")
         for name in names:
-            out.write(f"    constant(\"{name}\", (long long)({name}));\n")
+            # MPICH's Fortran attribute keys are the C ones + 1 (fortran/attributes.cpp).
+            offset = " + 1" if name in FORTRAN_KEYS else ""
+            out.write(f"    constant(\"{name}\", (long long)({name}){offset});\n")
         sentinels = "".join(f"    fputs(\"{line}\\n\", out);\n" for line in SENTINELS.splitlines())
         out.write(sentinels)
         out.write("    return fclose(out) == 0 ? 0 : 1;\n}\n")
