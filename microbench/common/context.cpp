@@ -66,17 +66,27 @@ std::string library_version() {
     return joined;
 }
 
-// The one place where the build decides which runtime it was compiled against.
-std::string runtime_name([[maybe_unused]] std::string_view library) {
-#ifdef SI_MPI
-    return "simpi";
-#else
+// The one place that decides which runtime runs the benchmark: the library's
+// version string, since a binary built against MPICH may run on this runtime
+// through the MPICH ABI (sirun --abi mpich).
+std::string runtime_name(std::string_view library) {
+    if (library.starts_with("SmartInterrupts")) return "simpi";
     // MVAPICH and Intel MPI derive from MPICH and may mention it: test them first.
     if (library.find("MVAPICH") != std::string_view::npos) return "mvapich";
     if (library.find("Intel") != std::string_view::npos) return "intelmpi";
     if (library.find("MPICH") != std::string_view::npos) return "mpich";
     if (library.find("Open MPI") != std::string_view::npos) return "openmpi";
     return "unknown";
+}
+
+// Which mpi.h the benchmark was compiled against: "mpich" for a binary built
+// against MPICH that runs on this runtime through its ABI, "native" otherwise.
+std::string abi_of(std::string_view runtime) {
+#ifdef SI_MPI
+    (void)runtime;
+    return "native";
+#else
+    return runtime == "simpi" ? "mpich" : "native";
 #endif
 }
 
@@ -213,6 +223,7 @@ Context collect_context(MPI_Comm comm, int argc, char** argv) {
     MPI_Query_thread(&c.thread_level);
     c.clock_cost_ns = clock_cost() * 1e9;
     c.runtime = runtime_name(c.mpi_library);
+    c.abi = abi_of(c.runtime);
     c.mode = progression_mode(c.runtime);
     // SmartInterrupts runs one helper per node unless SI_HELPERS says otherwise.
     c.helpers = env_int_or("SI_HELPERS", c.runtime == "simpi" && c.mode == "smart" ? 1 : 0);
@@ -252,6 +263,7 @@ std::vector<std::pair<std::string, std::string>> Context::entries() const {
         {"cpus_allowed", std::to_string(cpus_allowed)},
         {"load_average", load_average},
         {"runtime", runtime},
+        {"abi", abi},
         {"mpi_library", mpi_library},
         {"thread_level", thread_level_name(thread_level)},
         {"thread_level_requested", thread_level_name(thread_level_requested)},

@@ -14,6 +14,7 @@ namespace si::bench {
 struct Context {
     // Columns repeated on every CSV row (they identify the configuration).
     std::string runtime;  // simpi, mpich, openmpi, mvapich, intelmpi or unknown
+    std::string abi;      // native, or mpich: built against MPICH, run on this runtime
     std::string mode;     // progression mode (see collect_context)
     int helpers = 0;
     int nodes = 1;
