@@ -12,6 +12,10 @@ reason in their build log.
     harness/mpich_testsuite.py --source ~/src/mpich/test/mpi --bin build/bin \\
         --work out/mpich-tests --modes none,smart datatype pt2pt coll rma
 
+With --abi mpich the programs are built by MPICH's own mpicc.mpich instead and
+run on this runtime through the MPICH ABI (sirun --abi mpich): the same
+binaries a site would bring.
+
 Writes <work>/results.csv (directory, program, ranks, arguments, mode, status,
 seconds) and prints a count per directory and mode, then every failure. The
 exit status is 0 when every entry that built passed or was skipped.
@@ -162,10 +166,14 @@ def main():
     parser.add_argument("--work", type=Path, required=True, help="where to build and log")
     parser.add_argument("--modes", default="none", help="SI_PROGRESS values, comma-separated")
     parser.add_argument("--timeout", type=int, default=180, help="seconds per entry")
+    parser.add_argument("--abi", choices=("native", "mpich"), default="native",
+                        help="native: build with sicc; mpich: build with mpicc.mpich and run "
+                             "through the MPICH ABI (sirun --abi mpich)")
     parser.add_argument("directories", nargs="+", help="e.g. datatype pt2pt coll rma")
     options = parser.parse_args()
     source, work = options.source.resolve(), options.work.resolve()
-    builder = Builder(source, work, str((options.bin / "sicc").resolve()))
+    compiler = str((options.bin / "sicc").resolve()) if options.abi == "native" else "mpicc.mpich"
+    builder = Builder(source, work, compiler)
     builder.prepare()
     sirun = str((options.bin / "sirun").resolve())
 
@@ -182,8 +190,8 @@ def main():
                 if exe is not None:
                     log = logs / f"{name}.{ranks}.{len(rows)}.log"
                     started = time.monotonic()
-                    rc = run([sirun, "-n", str(ranks), "--timeout", str(options.timeout),
-                              str(exe), *args], log=log, cwd=exe.parent,
+                    rc = run([sirun, "--abi", options.abi, "-n", str(ranks), "--timeout",
+                              str(options.timeout), str(exe), *args], log=log, cwd=exe.parent,
                              env={**os.environ, **env, "SI_PROGRESS": mode})
                     seconds = time.monotonic() - started
                     output = log.read_text(errors="replace")

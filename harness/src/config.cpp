@@ -20,6 +20,10 @@ constexpr std::array<std::string_view, 8> kSimpiModes = {
 }  // namespace
 
 std::string Config::name() const {
+    return mpich_abi ? csv_name() + std::string(kMpichAbiSuffix) : csv_name();
+}
+
+std::string Config::csv_name() const {
     switch (runtime) {
         case Runtime::simpi:
             return mode == "smart" ? fmt::format("simpi-smart-h{}", helpers)
@@ -32,7 +36,7 @@ std::string Config::name() const {
     return "unknown";
 }
 
-std::string Config::runtime_name() const {
+std::string runtime_name(Runtime runtime) {
     switch (runtime) {
         case Runtime::simpi:
             return "simpi";
@@ -44,9 +48,13 @@ std::string Config::runtime_name() const {
     return "unknown";
 }
 
+std::string Config::runtime_name() const { return harness::runtime_name(runtime); }
+
 std::string valid_config_names() {
     return "simpi-none, simpi-thread, simpi-interrupt, simpi-pef, simpi-smart (one per helper "
-           "count), simpi-smart-hN, simpi-ghost, simpi-ghost-dup, simpi-ghost-tag, mpich, mpich-async, openmpi, openmpi-async";
+           "count), simpi-smart-hN, simpi-ghost, simpi-ghost-dup, simpi-ghost-tag (each also with "
+           "@mpich-abi: the MPICH build through the MPICH ABI), mpich, mpich-async, openmpi, "
+           "openmpi-async";
 }
 
 Config parse_config(std::string_view name) {
@@ -59,6 +67,11 @@ Config parse_config(std::string_view name) {
     if (name == "openmpi" || name == "openmpi-default") return {Runtime::openmpi, "default", 0};
     if (name == "openmpi-async") return {Runtime::openmpi, "async", 0};
     if (!name.starts_with("simpi-")) throw invalid();
+    if (name.ends_with(kMpichAbiSuffix)) {
+        Config config = parse_config(name.substr(0, name.size() - kMpichAbiSuffix.size()));
+        config.mpich_abi = true;
+        return config;
+    }
     std::string_view rest = name.substr(6);
     int helpers = 0;
     if (rest.starts_with("smart-h")) {
@@ -77,11 +90,16 @@ Config parse_config(std::string_view name) {
     throw invalid();
 }
 
+std::string csv_name_of(std::string_view config_name) {
+    if (config_name.ends_with(kMpichAbiSuffix)) config_name.remove_suffix(kMpichAbiSuffix.size());
+    return std::string(config_name);
+}
+
 std::vector<Config> expand_helpers(const Config& config, const std::vector<int>& helpers) {
     if (config.runtime != Runtime::simpi || config.mode != "smart" || config.helpers != 0)
         return {config};
     std::vector<Config> expanded;
-    for (int count : helpers) expanded.push_back({Runtime::simpi, "smart", count});
+    for (int count : helpers) expanded.push_back({Runtime::simpi, "smart", count, config.mpich_abi});
     return expanded;
 }
 

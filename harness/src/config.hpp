@@ -10,6 +10,9 @@ namespace si::harness {
 
 enum class Runtime { simpi, mpich, openmpi };
 
+// simpi, mpich, openmpi.
+std::string runtime_name(Runtime runtime);
+
 struct Config {
     Runtime runtime = Runtime::simpi;
     // simpi: SI_PROGRESS (none, thread, smart); mpich: default or async
@@ -17,15 +20,29 @@ struct Config {
     std::string mode = "none";
     // simpi smart: SI_HELPERS (>= 1); 0 everywhere else, as in the benchmarks' CSV.
     int helpers = 0;
+    // simpi only: the benchmark's MPICH build, run on this runtime through the
+    // MPICH ABI (sirun --abi mpich); its name ends in "@mpich-abi".
+    bool mpich_abi = false;
 
-    // simpi-none, simpi-thread, simpi-smart-h2, mpich, mpich-async, openmpi: the
-    // `config` column of results.csv and the legend of every figure.
+    // simpi-none, simpi-thread, simpi-smart-h2, simpi-none@mpich-abi, mpich,
+    // mpich-async, openmpi: the `config` column of results.csv and the legend of
+    // every figure.
     [[nodiscard]] std::string name() const;
+    // The name a benchmark's CSV gives it (runtime, mode, helpers): name()
+    // without "@mpich-abi".
+    [[nodiscard]] std::string csv_name() const;
     // The CSV's `runtime` column: simpi, mpich, openmpi.
     [[nodiscard]] std::string runtime_name() const;
+    // The library the benchmark was built against: MPICH for @mpich-abi.
+    [[nodiscard]] Runtime built_against() const { return mpich_abi ? Runtime::mpich : runtime; }
 
     bool operator==(const Config&) const = default;
 };
+
+inline constexpr std::string_view kMpichAbiSuffix = "@mpich-abi";
+
+// A configuration's name as its benchmark's CSV has it (without "@mpich-abi").
+std::string csv_name_of(std::string_view config_name);
 
 // Reads a configuration name. "simpi-smart" without "-hN" comes back with helpers 0:
 // a template that expand_helpers turns into one configuration per helper count.

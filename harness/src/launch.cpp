@@ -74,10 +74,14 @@ LaunchSite find_launch_site(const std::string& build_dir) {
     return site;
 }
 
+std::string mpich_abi_dir(const std::string& bin_dir) {
+    return (std::filesystem::path(bin_dir).parent_path() / "lib" / "mpich-abi").string();
+}
+
 std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir) {
     std::string name = run.benchmark;
-    if (run.config.runtime == Runtime::mpich) name += ".mpich";
-    if (run.config.runtime == Runtime::openmpi) name += ".openmpi";
+    if (run.config.built_against() == Runtime::mpich) name += ".mpich";
+    if (run.config.built_against() == Runtime::openmpi) name += ".openmpi";
     return (std::filesystem::path(bin_dir) / name).string();
 }
 
@@ -131,11 +135,15 @@ Command launch_command(const PlannedRun& run, const LaunchSite& site,
             const double limit = run.timeout_s > 20
                                      ? std::floor(run.timeout_s - 5)
                                      : std::max(1.0, std::floor(run.timeout_s * 0.75));
-            if (run.launcher == "hydra")
+            if (run.launcher == "hydra") {
                 command.argv = {site.hydra.empty() ? "mpiexec.hydra" : site.hydra, "-n", ranks};
-            else
+                if (run.config.mpich_abi)
+                    command.env.emplace_back("LD_LIBRARY_PATH", mpich_abi_dir(site.bin_dir));
+            } else {
                 command.argv = {(std::filesystem::path(site.bin_dir) / "sirun").string(), "-n",
                                 ranks, "--timeout", fmt::format("{}", limit)};
+                if (run.config.mpich_abi) command.argv.insert(command.argv.begin() + 1, {"--abi", "mpich"});
+            }
             break;
         }
         case Runtime::mpich:
@@ -163,6 +171,7 @@ Command srun_command(const PlannedRun& run, const std::string& bin_dir, int node
     command.env.insert(command.env.end(), progression.begin(), progression.end());
     // simpi and MPICH speak PMI-1, which Slurm's pmi2 plugin serves; Open MPI wants PMIx.
     const char* mpi = run.config.runtime == Runtime::openmpi ? "--mpi=pmix" : "--mpi=pmi2";
+    if (run.config.mpich_abi) command.env.emplace_back("LD_LIBRARY_PATH", mpich_abi_dir(bin_dir));
     command.argv = {"srun", mpi, fmt::format("--nodes={}", nodes),
                     fmt::format("--ntasks-per-node={}", ranks_per_node),
                     fmt::format("--ntasks={}", ranks),

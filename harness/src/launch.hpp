@@ -27,7 +27,11 @@ struct LaunchSite {
 
 LaunchSite find_launch_site(const std::string& build_dir);
 
-// The benchmark binary a run needs: <bin>/<benchmark>, .mpich or .openmpi.
+// This runtime's library under MPICH's names: <bin>/../lib/mpich-abi.
+std::string mpich_abi_dir(const std::string& bin_dir);
+
+// The benchmark binary a run needs: <bin>/<benchmark>, .mpich (also for a
+// configuration @mpich-abi) or .openmpi.
 std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir);
 
 // Why the run cannot start here (binary not built, launcher missing), or "".
@@ -40,7 +44,8 @@ std::string launcher_missing(const PlannedRun& run, const LaunchSite& site);
 // The command for one host. simpi: SI_PROGRESS, SI_HELPERS (smart) and SI_NODE_SIZE =
 // pairs, so that rank i and its partner i + pairs sit on two simulated nodes; sirun's
 // own --timeout ends a hung job a little before sibench would (launcher "hydra":
-// mpiexec.hydra instead, without that timeout). MPICH: mpiexec.hydra,
+// mpiexec.hydra instead, without that timeout); @mpich-abi: sirun --abi mpich (or
+// mpich_abi_dir first in LD_LIBRARY_PATH). MPICH: mpiexec.hydra,
 // async adding MPIR_CVAR_ASYNC_PROGRESS=1 and SI_BENCH_THREAD_MULTIPLE=1 (MPICH
 // starts its progress thread only at MPI_THREAD_MULTIPLE).
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path);

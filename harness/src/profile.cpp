@@ -491,8 +491,11 @@ namespace {
 // other prefix selects anything (`mpich` is not `mpich-async`).
 bool config_selected(const Config& config, const std::vector<std::string>& wanted) {
     if (wanted.empty()) return true;
-    const std::string name = config.name();
-    return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+    // "simpi-smart" takes every -hN; "simpi-smart@mpich-abi" every -hN@mpich-abi.
+    const std::string name = config.csv_name();
+    return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& wanted_name) {
+        if (wanted_name.ends_with(kMpichAbiSuffix) != config.mpich_abi) return false;
+        const std::string w = csv_name_of(wanted_name);
         if (name == w) return true;
         const std::string helpers = w + "-h";
         return name.starts_with(helpers) && name.size() > helpers.size() &&

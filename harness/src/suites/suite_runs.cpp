@@ -113,8 +113,9 @@ SuiteBuilds::SuiteBuilds(std::string work_root, std::string bin_dir)
     : work_root_(std::move(work_root)), bin_dir_(std::move(bin_dir)) {}
 
 std::string SuiteBuilds::work_dir_of(const PlannedRun& run) const {
+    // An @mpich-abi run uses MPICH's build of the suite.
     return suite_work_dir(work_root_, parse_suite_kind(run.suite), run.suite_check,
-                          run.config.runtime_name());
+                          runtime_name(run.config.built_against()));
 }
 
 std::string SuiteBuilds::target_of(const PlannedRun& run) const {
@@ -137,7 +138,7 @@ void SuiteBuilds::prepare(const std::vector<PlannedRun>& runs, bool dry_run, boo
         spec.kind = parse_suite_kind(run.suite);
         spec.source = source;
         spec.check = run.suite_check;
-        spec.runtime = run.config.runtime;
+        spec.runtime = run.config.built_against();
         const std::string target = target_of(run);
         if (std::find(spec.targets.begin(), spec.targets.end(), target) == spec.targets.end())
             spec.targets.push_back(target);

@@ -36,6 +36,9 @@ constexpr int make_predefined(HandleKind kind, int index) {
     return handle::make(static_cast<int>(kind), handle::Storage::predefined,
                         static_cast<std::uint32_t>(index));
 }
+constexpr int null_handle(HandleKind kind) {
+    return handle::make(static_cast<int>(kind), handle::Storage::null, 0);
+}
 // Whether a handle is of `kind`, its null handle included.
 constexpr bool is_kind(int handle, HandleKind kind) {
     return handle::kind_of(handle) == static_cast<int>(kind);
@@ -66,14 +69,19 @@ constexpr bool same_generation(int handle, std::uint32_t generation) {
 
 const char* kind_name(int handle);
 
-static_assert(MPI_COMM_NULL == handle::make(1, handle::Storage::null, 0));
+static_assert(MPI_COMM_NULL == null_handle(HandleKind::communicator));
 static_assert(MPI_COMM_WORLD == make_predefined(HandleKind::communicator, 0));
 static_assert(MPI_GROUP_EMPTY == make_predefined(HandleKind::group, 0));
-static_assert(MPI_REQUEST_NULL == handle::make(11, handle::Storage::null, 0));
+static_assert(MPI_REQUEST_NULL == null_handle(HandleKind::request));
 static_assert(MPI_MESSAGE_NO_PROC == make_predefined(HandleKind::request, 0));
-static_assert(MPI_KEYVAL_INVALID == handle::make(9, handle::Storage::null, 0));
+static_assert(MPI_KEYVAL_INVALID == null_handle(HandleKind::keyval));
 static_assert(MPI_ERRORS_RETURN == make_predefined(HandleKind::errhandler, 1));
 static_assert(MPI_INFO_ENV == make_predefined(HandleKind::info, 1));
-static_assert(MPI_WIN_NULL == handle::make(8, handle::Storage::null, 0));
+static_assert(MPI_WIN_NULL == null_handle(HandleKind::window));
+static_assert(MPI_DATATYPE_NULL == null_handle(HandleKind::datatype) &&
+              MPI_OP_NULL == null_handle(HandleKind::op) &&
+              MPI_GROUP_NULL == null_handle(HandleKind::group) &&
+              MPI_INFO_NULL == null_handle(HandleKind::info) &&
+              MPI_ERRHANDLER_NULL == null_handle(HandleKind::errhandler));
 
 }  // namespace si::api

@@ -57,6 +57,21 @@ TEST(SibenchLaunch, GhostMatchingStrategiesSetTheirKnob) {
     }
 }
 
+TEST(SibenchLaunch, MpichBuildThroughTheAbi) {
+    const LaunchSite site{"/b/bin", "/usr/bin/mpiexec.hydra", ""};
+    const PlannedRun run = planned_run("simpi-none@mpich-abi", "sirun");
+    EXPECT_EQ(benchmark_binary(run, site.bin_dir), "/b/bin/overlap.mpich");
+    const Command sirun = local_command(run, site, "x.csv");
+    ASSERT_GE(sirun.argv.size(), 3u);
+    EXPECT_EQ(sirun.argv[0], "/b/bin/sirun");
+    EXPECT_EQ(sirun.argv[1], "--abi");
+    EXPECT_EQ(sirun.argv[2], "mpich");
+    EXPECT_TRUE(has_env(sirun, "SI_PROGRESS", "none")) << sirun.display();
+    const Command hydra = local_command(planned_run("simpi-none@mpich-abi", "hydra"), site, "x.csv");
+    EXPECT_TRUE(has_env(hydra, "LD_LIBRARY_PATH", "/b/lib/mpich-abi")) << hydra.display();
+    EXPECT_EQ(hydra.argv.at(3), "/b/bin/overlap.mpich");
+}
+
 TEST(SibenchLaunch, UnknownLauncherIsRefused) {
     try {
         smart_run("srun");

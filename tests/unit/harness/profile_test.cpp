@@ -70,6 +70,24 @@ TEST(SibenchConfig, NamesRoundTrip) {
     EXPECT_THROW(parse_config("simpi-smart-h0"), std::invalid_argument);
 }
 
+TEST(SibenchConfig, MpichAbiConfigurations) {
+    const Config abi = parse_config("simpi-smart-h2@mpich-abi");
+    EXPECT_TRUE(abi.mpich_abi);
+    EXPECT_EQ(abi.runtime, Runtime::simpi);
+    EXPECT_EQ(abi.built_against(), Runtime::mpich);
+    EXPECT_EQ(abi.name(), "simpi-smart-h2@mpich-abi");
+    EXPECT_EQ(abi.csv_name(), "simpi-smart-h2");
+    EXPECT_EQ(csv_name_of("simpi-none@mpich-abi"), "simpi-none");
+    EXPECT_EQ(csv_name_of("mpich"), "mpich");
+    // A template keeps the ABI through its helper counts.
+    const std::vector<Config> expanded = expand_helpers(parse_config("simpi-smart@mpich-abi"), {1, 2});
+    ASSERT_EQ(expanded.size(), 2u);
+    EXPECT_EQ(expanded[1].name(), "simpi-smart-h2@mpich-abi");
+    // Only this runtime runs another library's binaries.
+    EXPECT_THROW(parse_config("mpich@mpich-abi"), std::invalid_argument);
+    EXPECT_THROW(parse_config("openmpi@mpich-abi"), std::invalid_argument);
+}
+
 TEST(SibenchConfig, LegendOrder) {
     std::vector<std::string> names = {"mpich-async",    "simpi-smart-h2", "mpich",
                                       "simpi-none",     "simpi-smart-h1", "simpi-thread",
