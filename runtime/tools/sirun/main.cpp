@@ -94,8 +94,9 @@ int run(int argc, char** argv) {
     app.add_option("--abi", abi,
                    "mpich: run a program built by MPICH's compilers (linked against "
                    "libmpich.so.12 or libmpi.so.12) on this runtime, by putting its "
-                   "lib/mpich-abi folder first in the ranks' LD_LIBRARY_PATH; native: "
-                   "leave LD_LIBRARY_PATH alone")
+                   "lib/mpich-abi folder first in the ranks' LD_LIBRARY_PATH (and binding "
+                   "every function at start: one this runtime lacks is named then); "
+                   "native: leave the environment alone")
         ->check(CLI::IsMember({"native", "mpich"}))
         ->capture_default_str();
     app.add_option("--env", env, "Set K=V in the ranks' environment (repeatable)")
@@ -153,8 +154,10 @@ int run(int argc, char** argv) {
             const std::filesystem::path folder = mpich_abi_folder();
             if (!std::filesystem::exists(folder / "libmpich.so.12"))
                 si::fail("{} has no libmpich.so.12 (build the simpi target)", folder.string());
-            // First, so that a --env LD_LIBRARY_PATH=... still wins.
-            env.insert(env.begin(), library_path_with(folder));
+            // First, so that a --env LD_LIBRARY_PATH=... still wins. LD_BIND_NOW: a
+            // program that calls a function this runtime lacks fails as it starts,
+            // with the function's name, not midway through its run.
+            env.insert(env.begin(), {library_path_with(folder), "LD_BIND_NOW=1"});
         } catch (const si::Error& error) {
             std::fprintf(stderr, "sirun: --abi mpich: %s\n", error.what());
             return kCannotRun;

@@ -112,6 +112,13 @@ abi-mpich)
     run_sirun --timeout 50 --abi mpich -n 1 ldd "$probe"
     expect_stdout "libmpich.so.12 => .*/lib/mpich-abi/libmpich.so.12"
     ;;
+abi-missing-call)
+    # Here "$probe" references MPI_Isendrecv and never calls it without an argument.
+    run_sirun --timeout 20 --abi mpich -n 2 "$probe"
+    expect_status 127
+    expect_stderr "undefined symbol: MPI_Isendrecv"
+    ! grep -q "started" "$out" || fail "a rank ran before the missing call was named"
+    ;;
 abi-openmpi)
     # Here "$probe" is mpich_hello built against Open MPI: refused by name.
     run_sirun --timeout 20 -n 2 "$probe"
