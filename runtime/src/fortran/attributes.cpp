@@ -131,29 +131,6 @@ void* c_callbacks(FortranCopy<Value>* copy, FortranDelete<Value>* remove, Value 
     return keep(Callbacks<Value>{copy, remove, extra});
 }
 
-// The C key of a Fortran attribute key: MPICH's Fortran values of the
-// predefined keys (mpif.h) are the C ones + 1, so that its library can tell
-// which language asks; any other key is the same in both.
-int c_keyval(MPI_Fint keyval) {
-    switch (keyval - 1) {
-        case MPI_TAG_UB:
-        case MPI_HOST:
-        case MPI_IO:
-        case MPI_WTIME_IS_GLOBAL:
-        case MPI_UNIVERSE_SIZE:
-        case MPI_APPNUM:
-        case MPI_LASTUSEDCODE:
-        case MPI_WIN_BASE:
-        case MPI_WIN_SIZE:
-        case MPI_WIN_DISP_UNIT:
-        case MPI_WIN_CREATE_FLAVOR:
-        case MPI_WIN_MODEL:
-            return keyval - 1;
-        default:
-            return keyval;
-    }
-}
-
 bool predefined_attribute(int keyval) {
     switch (keyval) {
         case MPI_TAG_UB:
@@ -167,6 +144,19 @@ bool predefined_attribute(int keyval) {
         default:
             return false;
     }
+}
+
+bool predefined_window_attribute(int keyval) {
+    return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
+           keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+}
+
+// The C key of a Fortran attribute key: MPICH's Fortran values of the
+// predefined keys (mpif.h) are the C ones + 1, so that its library can tell
+// which language asks; any other key is the same in both.
+int c_keyval(MPI_Fint keyval) {
+    const int c = keyval - 1;
+    return predefined_attribute(c) || predefined_window_attribute(c) ? c : keyval;
 }
 
 template <typename Value>
