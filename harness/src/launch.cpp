@@ -137,10 +137,8 @@ Command launch_command(const PlannedRun& run, const LaunchSite& site,
                                      : std::max(1.0, std::floor(run.timeout_s * 0.75));
             if (run.launcher == "hydra") {
                 command.argv = {site.hydra.empty() ? "mpiexec.hydra" : site.hydra, "-n", ranks};
-                if (run.config.mpich_abi) {
+                if (run.config.mpich_abi)
                     command.env.emplace_back("LD_LIBRARY_PATH", mpich_abi_dir(site.bin_dir));
-                    command.env.emplace_back("LD_BIND_NOW", "1");
-                }
             } else {
                 command.argv = {(std::filesystem::path(site.bin_dir) / "sirun").string(), "-n",
                                 ranks, "--timeout", fmt::format("{}", limit)};
@@ -173,10 +171,7 @@ Command srun_command(const PlannedRun& run, const std::string& bin_dir, int node
     command.env.insert(command.env.end(), progression.begin(), progression.end());
     // simpi and MPICH speak PMI-1, which Slurm's pmi2 plugin serves; Open MPI wants PMIx.
     const char* mpi = run.config.runtime == Runtime::openmpi ? "--mpi=pmix" : "--mpi=pmi2";
-    if (run.config.mpich_abi) {
-        command.env.emplace_back("LD_LIBRARY_PATH", mpich_abi_dir(bin_dir));
-        command.env.emplace_back("LD_BIND_NOW", "1");
-    }
+    if (run.config.mpich_abi) command.env.emplace_back("LD_LIBRARY_PATH", mpich_abi_dir(bin_dir));
     command.argv = {"srun", mpi, fmt::format("--nodes={}", nodes),
                     fmt::format("--ntasks-per-node={}", ranks_per_node),
                     fmt::format("--ntasks={}", ranks),

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "base/error.hpp"
 
@@ -36,16 +37,23 @@ bool file_offset(const std::string& image, const Elf64_Ehdr& header, std::uint64
     return false;
 }
 
+// The whole file, and its ELF header if it is a 64-bit ELF file.
+std::string read_image(const std::string& path, Elf64_Ehdr& header, bool& elf64) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) fail("cannot read {}", path);
+    std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    elf64 = read_at(image, 0, header) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+            header.e_ident[EI_CLASS] == ELFCLASS64;
+    return image;
+}
+
 }  // namespace
 
 std::vector<std::string> needed_libraries(const std::string& program_path) {
-    std::ifstream file(program_path, std::ios::binary);
-    if (!file) fail("cannot read {}", program_path);
-    const std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     Elf64_Ehdr header;
-    if (!read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-        header.e_ident[EI_CLASS] != ELFCLASS64)
-        return {};
+    bool elf64 = false;
+    const std::string image = read_image(program_path, header, elf64);
+    if (!elf64) return {};
     // The dynamic section, and in it the string table's address and the names' offsets.
     std::uint64_t dynamic = 0, dynamic_bytes = 0;
     for (unsigned i = 0; i < header.e_phnum; ++i) {
@@ -75,6 +83,44 @@ std::vector<std::string> needed_libraries(const std::string& program_path) {
         names.emplace_back(begin, strnlen(begin, image.size() - (strings + name)));
     }
     return names;
+}
+
+std::vector<std::string> dynamic_symbols(const std::string& path, bool undefined) {
+    Elf64_Ehdr header;
+    bool elf64 = false;
+    const std::string image = read_image(path, header, elf64);
+    if (!elf64) return {};
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < header.e_shnum; ++i) {
+        Elf64_Shdr symbols, strings;
+        if (!read_at(image, header.e_shoff + std::uint64_t{i} * header.e_shentsize, symbols) ||
+            symbols.sh_type != SHT_DYNSYM || symbols.sh_entsize != sizeof(Elf64_Sym) ||
+            !read_at(image, header.e_shoff + std::uint64_t{symbols.sh_link} * header.e_shentsize,
+                     strings))
+            continue;
+        for (std::uint64_t at = symbols.sh_offset; at + sizeof(Elf64_Sym) <= symbols.sh_offset + symbols.sh_size;
+             at += sizeof(Elf64_Sym)) {
+            Elf64_Sym symbol;
+            if (!read_at(image, at, symbol) || symbol.st_name == 0) continue;
+            if ((symbol.st_shndx == SHN_UNDEF) != undefined) continue;
+            const std::uint64_t name = strings.sh_offset + symbol.st_name;
+            if (name >= image.size()) continue;
+            names.emplace_back(image.data() + name, strnlen(image.data() + name, image.size() - name));
+        }
+    }
+    return names;
+}
+
+std::vector<std::string> missing_mpi_functions(const std::string& program,
+                                               const std::string& library) {
+    const std::vector<std::string> offered = dynamic_symbols(library, false);
+    const std::set<std::string> has(offered.begin(), offered.end());
+    std::set<std::string> missing;
+    for (const std::string& name : dynamic_symbols(program, true))
+        if ((name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("MPIX_")) &&
+            !has.contains(name))
+            missing.insert(name);
+    return {missing.begin(), missing.end()};
 }
 
 std::string abi_mismatch(const std::vector<std::string>& needed) {

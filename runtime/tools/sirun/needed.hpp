@@ -11,6 +11,15 @@ namespace si::sirun {
 // Throws si::Error when the file cannot be read.
 std::vector<std::string> needed_libraries(const std::string& program_path);
 
+// The names in a 64-bit ELF file's dynamic symbol table that it leaves to
+// other libraries (`undefined`) or offers them (defined ones); empty for any
+// other file. Throws si::Error when the file cannot be read.
+std::vector<std::string> dynamic_symbols(const std::string& path, bool undefined);
+
+// The MPI functions `program` calls that `library` lacks, sorted.
+std::vector<std::string> missing_mpi_functions(const std::string& program,
+                                               const std::string& library);
+
 // Why the program cannot run on this runtime through the MPICH ABI (it was
 // linked against another MPI's library), or an empty string.
 std::string abi_mismatch(const std::vector<std::string>& needed);

@@ -27,6 +27,17 @@ TEST(NeededLibraries, NothingForAFileThatIsNotAProgram) {
     EXPECT_THROW(needed_libraries("/nonexistent/program"), Error);
 }
 
+TEST(DynamicSymbols, WhatAProgramImportsAndExports) {
+    // This test imports at least the C++ library's functions.
+    const std::vector<std::string> imported = dynamic_symbols("/proc/self/exe", true);
+    EXPECT_FALSE(imported.empty());
+    for (const std::string& name : dynamic_symbols("/proc/self/exe", false))
+        EXPECT_FALSE(names(imported, name)) << name << " both imported and exported";
+    EXPECT_TRUE(dynamic_symbols("/proc/self/status", true).empty());
+    // No MPI function at all: nothing missing.
+    EXPECT_TRUE(missing_mpi_functions("/proc/self/exe", "/proc/self/exe").empty());
+}
+
 TEST(AbiMismatch, OpenMpiIsNamedAndMpichIsNot) {
     EXPECT_EQ(abi_mismatch({"libc.so.6", "libmpich.so.12"}), "");
     EXPECT_EQ(abi_mismatch({"libmpi.so.12"}), "");

@@ -113,10 +113,17 @@ abi-mpich)
     expect_stdout "libmpich.so.12 => .*/lib/mpich-abi/libmpich.so.12"
     ;;
 abi-missing-call)
-    # Here "$probe" references MPI_Isendrecv and never calls it without an argument.
+    # Here "$probe" refers to MPI_Isendrecv and calls it only with an argument:
+    # sirun names it before the job starts; without the call the job runs, with
+    # it the rank stops naming it; LD_BIND_NOW=1 stops every rank at start.
     run_sirun --timeout 20 --abi mpich -n 2 "$probe"
+    expect_status 0
+    expect_stderr "^sirun: warning: .* refers to 1 MPI function\(s\) this runtime lacks: MPI_Isendrecv;"
+    run_sirun --timeout 20 --abi mpich -n 2 "$probe" call
     expect_status 127
     expect_stderr "undefined symbol: MPI_Isendrecv"
+    LD_BIND_NOW=1 run_sirun --timeout 20 --abi mpich -n 2 "$probe"
+    expect_status 127
     ! grep -q "started" "$out" || fail "a rank ran before the missing call was named"
     ;;
 abi-openmpi)
