@@ -99,7 +99,8 @@ std::vector<Config> expand_helpers(const Config& config, const std::vector<int>&
     if (config.runtime != Runtime::simpi || config.mode != "smart" || config.helpers != 0)
         return {config};
     std::vector<Config> expanded;
-    for (int count : helpers) expanded.push_back({Runtime::simpi, "smart", count, config.mpich_abi});
+    for (int count : helpers)
+        expanded.push_back({Runtime::simpi, "smart", count, config.mpich_abi});
     return expanded;
 }
 

@@ -142,7 +142,8 @@ Command launch_command(const PlannedRun& run, const LaunchSite& site,
             } else {
                 command.argv = {(std::filesystem::path(site.bin_dir) / "sirun").string(), "-n",
                                 ranks, "--timeout", fmt::format("{}", limit)};
-                if (run.config.mpich_abi) command.argv.insert(command.argv.begin() + 1, {"--abi", "mpich"});
+                if (run.config.mpich_abi)
+                    command.argv.insert(command.argv.begin() + 1, {"--abi", "mpich"});
             }
             break;
         }

@@ -19,10 +19,10 @@ enum class HandleKind : int {
     op = 6,
     info = 7,
     window = 8,
-    keyval = 9,              // attribute keys
+    keyval = 9,  // attribute keys
     request = 11,
-    message = 12,            // MPI_Message
-    persistent_request = 13, // an MPI_Request made by MPI_*_init
+    message = 12,             // MPI_Message
+    persistent_request = 13,  // an MPI_Request made by MPI_*_init
 };
 
 constexpr int kIndexMask = static_cast<int>(handle::kIndexMask);
@@ -47,7 +47,9 @@ constexpr bool is_kind(int handle, HandleKind kind) {
 constexpr bool names_object(int handle, HandleKind kind) {
     return handle::names_object(handle, static_cast<int>(kind));
 }
-constexpr int handle_index(int handle) { return static_cast<int>(handle::index_of(handle)); }
+constexpr int handle_index(int handle) {
+    return static_cast<int>(handle::index_of(handle));
+}
 
 // A request's index field holds its pool index + 1 in the low bits and the
 // low bits of its generation above them, so that a handle kept after its

@@ -10,9 +10,9 @@
 namespace si::api {
 
 inline std::uint64_t status_count(const MPI_Status& status) {
-    return static_cast<std::uint32_t>(status.count_lo) |
-           static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.count_hi_and_cancelled) >> 1)
-               << 32;
+    const auto low = static_cast<std::uint32_t>(status.count_lo);
+    const auto high = static_cast<std::uint32_t>(status.count_hi_and_cancelled) >> 1;
+    return std::uint64_t{high} << 32 | low;
 }
 inline bool status_cancelled(const MPI_Status& status) {
     return (status.count_hi_and_cancelled & 1) != 0;

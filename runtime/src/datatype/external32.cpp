@@ -16,7 +16,6 @@ namespace si::datatype {
 
 namespace {
 
-
 // Native packed bytes converted at a time for a non-contiguous type.
 constexpr std::size_t kChunkBytes = std::size_t{64} * 1024;
 

@@ -10,8 +10,8 @@
 #include <system_error>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/config.hpp"
 #include "base/error.hpp"
@@ -210,7 +210,8 @@ int run(int argc, char** argv) {
                          mismatch.c_str());
             return kCannotRun;
         }
-        if (!abi_library.empty()) warn_missing_functions(command.front(), options.program_path, abi_library);
+        if (!abi_library.empty())
+            warn_missing_functions(command.front(), options.program_path, abi_library);
     } catch (const si::Error& error) {
         std::fprintf(stderr, "sirun: %s\n", error.what());
         return kCannotRun;

@@ -98,14 +98,16 @@ std::vector<std::string> dynamic_symbols(const std::string& path, bool undefined
             !read_at(image, header.e_shoff + std::uint64_t{symbols.sh_link} * header.e_shentsize,
                      strings))
             continue;
-        for (std::uint64_t at = symbols.sh_offset; at + sizeof(Elf64_Sym) <= symbols.sh_offset + symbols.sh_size;
+        for (std::uint64_t at = symbols.sh_offset;
+             at + sizeof(Elf64_Sym) <= symbols.sh_offset + symbols.sh_size;
              at += sizeof(Elf64_Sym)) {
             Elf64_Sym symbol;
             if (!read_at(image, at, symbol) || symbol.st_name == 0) continue;
             if ((symbol.st_shndx == SHN_UNDEF) != undefined) continue;
             const std::uint64_t name = strings.sh_offset + symbol.st_name;
             if (name >= image.size()) continue;
-            names.emplace_back(image.data() + name, strnlen(image.data() + name, image.size() - name));
+            names.emplace_back(image.data() + name,
+                               strnlen(image.data() + name, image.size() - name));
         }
     }
     return names;
@@ -126,9 +128,10 @@ std::vector<std::string> missing_mpi_functions(const std::string& program,
 std::string abi_mismatch(const std::vector<std::string>& needed) {
     for (const std::string& name : needed)
         if (name.starts_with("libmpi.so.") && name != "libmpi.so.12")
-            return name + " (Open MPI's library): this runtime has MPICH's ABI, not Open MPI's; "
-                          "rebuild the program with mpicc.mpich or sicc, or run it with "
-                          "mpirun.openmpi";
+            return name +
+                   " (Open MPI's library): this runtime has MPICH's ABI, not Open MPI's; "
+                   "rebuild the program with mpicc.mpich or sicc, or run it with "
+                   "mpirun.openmpi";
     return {};
 }
 

@@ -236,8 +236,8 @@ TEST(Datatype, InvalidHandlesAreNotFound) {
     EXPECT_EQ(lookup(MPI_CXX_LONG_DOUBLE_COMPLEX + 1), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 64), nullptr);
     EXPECT_EQ(lookup(MPI_DATATYPE_NULL | 5), nullptr);  // MPI_INT's index as a null handle
-    EXPECT_EQ(lookup(MPI_INT ^ 0x0c00), nullptr);         // MPI_INT's index, another size
-    EXPECT_EQ(lookup(MPI_FLOAT_INT + 5), nullptr);        // past MPI_LONG_DOUBLE_INT
+    EXPECT_EQ(lookup(MPI_INT ^ 0x0c00), nullptr);       // MPI_INT's index, another size
+    EXPECT_EQ(lookup(MPI_FLOAT_INT + 5), nullptr);      // past MPI_LONG_DOUBLE_INT
     EXPECT_EQ(lookup(static_cast<MPI_Datatype>(handle::kIndexMask)), nullptr);
 }
 

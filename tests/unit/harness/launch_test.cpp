@@ -67,7 +67,8 @@ TEST(SibenchLaunch, MpichBuildThroughTheAbi) {
     EXPECT_EQ(sirun.argv[1], "--abi");
     EXPECT_EQ(sirun.argv[2], "mpich");
     EXPECT_TRUE(has_env(sirun, "SI_PROGRESS", "none")) << sirun.display();
-    const Command hydra = local_command(planned_run("simpi-none@mpich-abi", "hydra"), site, "x.csv");
+    const Command hydra =
+        local_command(planned_run("simpi-none@mpich-abi", "hydra"), site, "x.csv");
     EXPECT_TRUE(has_env(hydra, "LD_LIBRARY_PATH", "/b/lib/mpich-abi")) << hydra.display();
     EXPECT_EQ(hydra.argv.at(3), "/b/bin/overlap.mpich");
 }

@@ -80,7 +80,8 @@ TEST(SibenchConfig, MpichAbiConfigurations) {
     EXPECT_EQ(csv_name_of("simpi-none@mpich-abi"), "simpi-none");
     EXPECT_EQ(csv_name_of("mpich"), "mpich");
     // A template keeps the ABI through its helper counts.
-    const std::vector<Config> expanded = expand_helpers(parse_config("simpi-smart@mpich-abi"), {1, 2});
+    const std::vector<Config> expanded =
+        expand_helpers(parse_config("simpi-smart@mpich-abi"), {1, 2});
     ASSERT_EQ(expanded.size(), 2u);
     EXPECT_EQ(expanded[1].name(), "simpi-smart-h2@mpich-abi");
     // Only this runtime runs another library's binaries.
