@@ -25,8 +25,6 @@ enum class HandleKind : int {
     persistent_request = 13,  // an MPI_Request made by MPI_*_init
 };
 
-constexpr int kIndexMask = static_cast<int>(handle::kIndexMask);
-
 // A handle this library creates at run time.
 constexpr int make_handle(HandleKind kind, int index) {
     return handle::make(static_cast<int>(kind), handle::Storage::created,
