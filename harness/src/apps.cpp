@@ -32,6 +32,7 @@ std::string class_of(const std::string& benchmark) {
 }
 
 std::string title_of(const AppResult& r) {
+    if (r.suite == "app") return fmt::format("{} (study {})", r.benchmark, r.study);
     const auto dot = r.benchmark.find('.');
     std::string app = r.benchmark.substr(0, dot);
     std::transform(app.begin(), app.end(), app.begin(), ::toupper);
@@ -47,48 +48,65 @@ std::string title_of(const AppResult& r) {
 }  // namespace
 
 std::vector<AppResult> app_results(const std::vector<Row>& rows) {
-    // Per key, per round: the time and the Mop/s (a round repeated keeps its last).
+    // Per key, per round: the time and the figure of merit (a round repeated keeps
+    // its last).
     struct Sample {
         double seconds = 0;
-        std::optional<double> mops;
+        std::optional<double> merit;
     };
     std::map<Key, std::map<int, Sample>, decltype(&key_less)> by_key(&key_less);
+    std::map<Key, std::pair<std::string, std::string>> suite_and_unit;
     for (const auto& row : rows) {
         if (!is_application_suite(row.suite)) continue;
-        const bool time = row.metric == "time_max";
+        // apps' and NPB's time is the slowest rank's; a program's, launch to exit.
+        const bool time = row.metric == "time_max" || row.metric == "time_wall";
         // NPB prints one Mop/s for the job; apps/nas-sp the median over its ranks.
-        const bool mops = row.metric == "mops_median" || row.metric == "mops_total";
-        if (!time && !mops) continue;
-        Sample& sample = by_key[{row.study, row.benchmark, row.ranks, row.config}][row.round];
+        const bool merit = row.metric == "mops_median" || row.metric == "mops_total" ||
+                           row.metric == "rate_merit" || row.metric == "time_merit";
+        if (!time && !merit) continue;
+        const Key key{row.study, row.benchmark, row.ranks, row.config};
+        Sample& sample = by_key[key][row.round];
         if (time) sample.seconds = row.value;
-        if (mops) sample.mops = row.value;
+        if (merit) sample.merit = row.value;
+        auto& [suite, unit] = suite_and_unit[key];
+        suite = row.suite;
+        if (merit) unit = row.unit;
     }
     const auto baseline_of = [&](const Key& key) -> const std::map<int, Sample>* {
         const auto& [study, benchmark, ranks, config] = key;
-        const auto same_study =
-            by_key.find({study, benchmark, ranks, std::string(kBaselineConfig)});
-        if (same_study != by_key.end()) return &same_study->second;
-        for (const auto& [other, samples] : by_key)
-            if (std::get<1>(other) == benchmark && std::get<2>(other) == ranks &&
-                std::get<3>(other) == kBaselineConfig)
-                return &samples;
+        // A build run through the MPICH ABI is compared with the same build in none;
+        // MPICH's own runs of an MPICH build too when this runtime ran it only so.
+        const std::string native(kBaselineConfig);
+        const std::string abi = native + std::string(kMpichAbiSuffix);
+        const std::vector<std::string> candidates = config.ends_with(kMpichAbiSuffix)
+                                                        ? std::vector<std::string>{abi}
+                                                        : std::vector<std::string>{native, abi};
+        for (const auto& baseline : candidates) {
+            const auto same_study = by_key.find({study, benchmark, ranks, baseline});
+            if (same_study != by_key.end()) return &same_study->second;
+            for (const auto& [other, samples] : by_key)
+                if (std::get<1>(other) == benchmark && std::get<2>(other) == ranks &&
+                    std::get<3>(other) == baseline)
+                    return &samples;
+        }
         return nullptr;
     };
     std::vector<AppResult> results;
     for (const auto& [key, samples] : by_key) {
         AppResult result;
         std::tie(result.study, result.benchmark, result.ranks, result.config) = key;
-        std::vector<double> seconds, mops;
+        std::tie(result.suite, result.merit_unit) = suite_and_unit[key];
+        std::vector<double> seconds, merit;
         for (const auto& [round, sample] : samples) {
             if (sample.seconds > 0) seconds.push_back(sample.seconds);
-            if (sample.mops) mops.push_back(*sample.mops);
+            if (sample.merit) merit.push_back(*sample.merit);
         }
         if (seconds.empty()) continue;  // no time row: nothing to show
         result.rounds = static_cast<int>(seconds.size());
         result.seconds = median_of(seconds);
         result.seconds_min = *std::min_element(seconds.begin(), seconds.end());
         result.seconds_max = *std::max_element(seconds.begin(), seconds.end());
-        if (!mops.empty()) result.mops = median_of(mops);
+        if (!merit.empty()) result.merit = median_of(merit);
         if (const auto* base = baseline_of(key)) {
             // Rounds present on both sides pair up: each ratio compares two runs made
             // one after the other.
@@ -135,13 +153,15 @@ std::vector<Figure> app_figures(const std::vector<AppResult>& results) {
             if (r.study == first.study && class_of(r.benchmark) == class_of(first.benchmark))
                 same_class.insert(r.benchmark);
         const std::string app = first.benchmark.substr(0, first.benchmark.find('.'));
-        if (first.benchmark.find('.') == std::string::npos)
+        // A program's file name may hold dots ("sp.mpich"): no class in it.
+        if (first.suite == "app" || first.benchmark.find('.') == std::string::npos)
             figure.name = first.study;
         else if (same_class.size() > 1)
             figure.name = fmt::format("{}-{}-{}", first.study, app, class_of(first.benchmark));
         else
             figure.name = fmt::format("{}-{}", first.study, class_of(first.benchmark));
-        figure.ylabel = "time of the timed steps (s), slowest rank";
+        figure.ylabel = first.suite == "app" ? "wall time, launch to exit (s)"
+                                             : "time of the timed steps (s), slowest rank";
         std::map<std::string, Series, decltype(&config_name_less)> series(&config_name_less);
         for (const auto* r : mine) {
             Series& s = series[r->config];
@@ -173,34 +193,42 @@ std::string format_app_summary(const std::vector<AppResult>& results) {
     if (results.empty()) return "";
     // app: "sp.W", the application and its class (an NPB study holds several).
     std::size_t study_width = 5, app_width = 5, config_width = 6;
-    bool rounds = false;
+    bool rounds = false, programs = false, applications = false;
     for (const auto& r : results) {
         study_width = std::max(study_width, r.study.size());
         app_width = std::max(app_width, r.benchmark.size());
         config_width = std::max(config_width, r.config.size());
         rounds = rounds || r.rounds > 1;
+        (r.suite == "app" ? programs : applications) = true;
     }
-    std::string text = fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7} {:>13} {:>10} {:>9} {:>13}\n",
-                                   "study", study_width, "app", app_width, "ranks", "config",
-                                   config_width, "time s", "min..max", "Mop/s", "speed-up",
-                                   "min..max");
+    std::string text =
+        fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7} {:>13} {:>16} {:>9} {:>13}\n", "study",
+                    study_width, "app", app_width, "ranks", "config", config_width, "time s",
+                    "min..max", "merit", "speed-up", "min..max");
     for (const auto& r : results) {
         const std::string time_range =
             r.rounds > 1 ? fmt::format("{:.3f}..{:.3f}", r.seconds_min, r.seconds_max) : "-";
         const std::string speedup_range =
             r.speedup_min ? fmt::format("{:.2f}..{:.2f}", *r.speedup_min, *r.speedup_max) : "-";
-        text +=
-            fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7.3f} {:>13} {:>10} {:>9} {:>13}\n", r.study,
-                        study_width, r.benchmark, app_width, r.ranks, r.config, config_width,
-                        r.seconds, time_range, r.mops ? fmt::format("{:.1f}", *r.mops) : "-",
-                        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-", speedup_range);
+        const std::string merit =
+            r.merit ? fmt::format("{:.4g} {}", *r.merit, r.merit_unit) : std::string("-");
+        text += fmt::format("{:<{}} {:<{}} {:>6} {:<{}} {:>7.3f} {:>13} {:>16} {:>9} {:>13}\n",
+                            r.study, study_width, r.benchmark, app_width, r.ranks, r.config,
+                            config_width, r.seconds, time_range, merit,
+                            r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-", speedup_range);
     }
-    text += "\ntime: the timed steps on the slowest rank (NPB's time)";
+    text += "\ntime: ";
+    if (applications) text += "the timed steps on the slowest rank (NPB's time)";
+    if (applications && programs) text += "; ";
+    if (programs) text += "a program's wall time from launch to exit (study kind app)";
     text += rounds ? ", median over the rounds a configuration ran (min..max);\n"
                      "speed-up: simpi-none's time over the configuration's in the same round, "
                      "median over\nrounds (min..max); "
                    : ";\nspeed-up: simpi-none's time over the configuration's; ";
-    text += "simpi-none of the same study, else of another study\nwith the same class and ranks.\n";
+    text +=
+        "simpi-none of the same study, else of another study\nwith the same class and ranks "
+        "(through the MPICH ABI: simpi-none@mpich-abi); merit: Mop/s, or the\nfigure of "
+        "merit a program study reads from the output (median over rounds).\n";
     return text;
 }
 

@@ -114,8 +114,12 @@ std::string config_name_of(std::string_view runtime, std::string_view mode, int 
 }
 
 bool config_name_less(std::string_view a, std::string_view b) {
-    // (group, helpers, name): known configurations in the order of the comparison.
-    const auto key = [](std::string_view name) {
+    // (group, helpers, through the ABI, name): known configurations in the order of
+    // the comparison, each mode's run through the MPICH ABI right after its own.
+    const auto key = [](std::string_view full) {
+        const bool abi = full.ends_with(kMpichAbiSuffix);
+        const std::string_view name =
+            abi ? full.substr(0, full.size() - kMpichAbiSuffix.size()) : full;
         int group = 9;
         int helpers = 0;
         if (name == "simpi-none")
@@ -141,7 +145,7 @@ bool config_name_less(std::string_view a, std::string_view b) {
             group = 7;
         else if (name.starts_with("openmpi"))
             group = 8;
-        return std::tuple(group, helpers, name);
+        return std::tuple(group, helpers, abi, full);
     };
     return key(a) < key(b);
 }

@@ -54,7 +54,8 @@ std::vector<std::string> program_argv(const PlannedRun& run, const std::string& 
                                       const std::string& csv_path) {
     std::vector<std::string> argv = {binary};
     argv.insert(argv.end(), run.args.begin(), run.args.end());
-    argv.insert(argv.end(), {"--csv", csv_path});
+    // Any program (an application study) writes no CSV: sibench reads its output.
+    if (run.kind != "app") argv.insert(argv.end(), {"--csv", csv_path});
     return argv;
 }
 
@@ -79,6 +80,7 @@ std::string mpich_abi_dir(const std::string& bin_dir) {
 }
 
 std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir) {
+    if (run.kind == "app") return run.program;
     std::string name = run.benchmark;
     if (run.config.built_against() == Runtime::mpich) name += ".mpich";
     if (run.config.built_against() == Runtime::openmpi) name += ".openmpi";
@@ -114,8 +116,19 @@ std::string missing_reason(const PlannedRun& run, const LaunchSite& site) {
 }
 
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path) {
-    return launch_command(run, site,
-                          program_argv(run, benchmark_binary(run, site.bin_dir), csv_path));
+    Command command =
+        launch_command(run, site, program_argv(run, benchmark_binary(run, site.bin_dir), csv_path));
+    // sibench's benchmarks take the -async configurations' thread level from
+    // SI_BENCH_THREAD_MULTIPLE; any other program's MPI_Init from the library.
+    if (run.kind == "app") add_thread_level_env(run.config, command.env);
+    return command;
+}
+
+void add_thread_level_env(const Config& config, EnvList& env) {
+    if (config.mode == "async" && config.runtime == Runtime::mpich)
+        env.emplace_back("MPIR_CVAR_DEFAULT_THREAD_LEVEL", "MPI_THREAD_MULTIPLE");
+    if (config.mode == "async" && config.runtime == Runtime::openmpi)
+        env.emplace_back("OMPI_MPI_THREAD_LEVEL", "3");
 }
 
 Command launch_command(const PlannedRun& run, const LaunchSite& site,

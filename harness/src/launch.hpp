@@ -31,7 +31,7 @@ LaunchSite find_launch_site(const std::string& build_dir);
 std::string mpich_abi_dir(const std::string& bin_dir);
 
 // The benchmark binary a run needs: <bin>/<benchmark>, .mpich (also for a
-// configuration @mpich-abi) or .openmpi.
+// configuration @mpich-abi) or .openmpi; an application study's program itself.
 std::string benchmark_binary(const PlannedRun& run, const std::string& bin_dir);
 
 // Why the run cannot start here (binary not built, launcher missing), or "".
@@ -49,6 +49,11 @@ std::string launcher_missing(const PlannedRun& run, const LaunchSite& site);
 // async adding MPIR_CVAR_ASYNC_PROGRESS=1 and SI_BENCH_THREAD_MULTIPLE=1 (MPICH
 // starts its progress thread only at MPI_THREAD_MULTIPLE).
 Command local_command(const PlannedRun& run, const LaunchSite& site, const std::string& csv_path);
+
+// The -async configurations of MPICH and Open MPI start their progress thread only
+// at MPI_THREAD_MULTIPLE: the setting that makes the library grant it to a program
+// that asks for less (a suite's or any program's MPI_Init).
+void add_thread_level_env(const Config& config, EnvList& env);
 
 // The same launcher and environment around another program (a suite's benchmark and
 // its options).

@@ -14,6 +14,7 @@
 #include "machine.hpp"
 #include "process.hpp"
 #include "profile.hpp"
+#include "program_study.hpp"
 #include "results.hpp"
 #include "run.hpp"
 #include "sbatch.hpp"
@@ -265,6 +266,57 @@ int main(int argc, char** argv) {
     suite_run_cmd->add_option("args", srr.args,
                               "After --: options for every benchmark (e.g. -- -m 1:65536)");
 
+    ProgramRunRequest prr;
+    RunOptions app_run;
+    std::vector<std::string> app_command, app_env;
+    bool app_lower = false, app_no_plot = false;
+    auto* app_cmd = app.add_subcommand(
+        "app",
+        "What asynchronous progress buys a program: run any MPI binary in every configuration "
+        "that can run its build, rounds interleaved; wall time, figure of merit, speed-up, "
+        "counters");
+    app_cmd->add_option("--ranks", prr.ranks, "Job sizes (default 2)")
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->check(CLI::Range(1, 1 << 20));
+    app_cmd
+        ->add_option("--configs", prr.configs,
+                     "Configurations (default: those that can run the binary's build): " +
+                         valid_config_names())
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    app_cmd->add_option("--helpers", prr.helpers, "Helper counts for simpi-smart")
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->check(CLI::Range(1, 64));
+    app_cmd->add_option("--rounds", prr.rounds, "Rounds, configurations interleaved in each")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    app_cmd->add_option("--metric", prr.merit.pattern,
+                        "Regular expression whose first group is the program's figure of merit "
+                        "(last matching line), e.g. 'Mop/s total += +([0-9.]+)'");
+    app_cmd->add_option("--metric-unit", prr.merit.unit, "Unit of the figure of merit");
+    app_cmd->add_flag("--lower-is-better", app_lower,
+                      "The figure of merit is a time (default: higher is better)");
+    app_cmd->add_option("--env", app_env, "KEY=VALUE for every run (repeat, or comma-separated)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    app_cmd->add_option("--name", prr.name, "Study name (default: from the program's file name)");
+    app_cmd->add_option("--timeout", prr.timeout_s, "Seconds per run (default 600)")
+        ->check(CLI::PositiveNumber);
+    app_cmd->add_option("--build", app_run.build_dir, "Build directory of this runtime (bin/sirun)")
+        ->capture_default_str();
+    app_cmd->add_option("--out", app_run.out_dir, "Results root: OUT/app-<name>/<host>-<UTC time>")
+        ->capture_default_str();
+    app_cmd->add_option("--run-dir", app_run.run_dir, "Write into exactly this directory");
+    app_cmd->add_flag("--dry-run", app_run.dry_run, "Print the runs, run nothing");
+    app_cmd->add_flag("--strict", app_run.strict, "Exit 1 when any run fails");
+    app_cmd->add_flag("--allow-missing", app_run.allow_missing,
+                      "Exit 0 even when some configurations cannot run here");
+    app_cmd->add_flag("--no-plot", app_no_plot, "Skip figures and summary");
+    app_cmd->add_option("command", app_command, "After --: the program and its arguments")
+        ->required();
+
     std::string plot_dir;
     auto* plot_cmd = app.add_subcommand(
         "plot",
@@ -360,6 +412,28 @@ int main(int argc, char** argv) {
             suite_run.profile_text = suite_profile_text(srr);
             suite_run.plot = !suite_run_no_plot;
             return run_sweep(suite_run);
+        }
+        if (app_cmd->parsed()) {
+            where = "sibench app";
+            prr.program = app_command.front();
+            prr.args.assign(app_command.begin() + 1, app_command.end());
+            prr.merit.higher_is_better = !app_lower;
+            for (const auto& entry : app_env) {
+                const auto equals = entry.find('=');
+                if (equals == std::string::npos || equals == 0)
+                    throw std::invalid_argument(fmt::format("--env: '{}' is not KEY=VALUE", entry));
+                prr.env.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
+            }
+            const std::string text = program_profile_text(prr);
+            // Read back as any profile is read: the study's name, the program's path.
+            const Profile profile = parse_profile_text(text, "sibench app");
+            const std::string& program = profile.studies.front().program;
+            if (!std::filesystem::exists(program))
+                throw std::invalid_argument(fmt::format("{}: no such program", program));
+            app_run.profile = profile.name;
+            app_run.profile_text = text;
+            app_run.plot = !app_no_plot;
+            return run_sweep(app_run);
         }
         if (run_cmd->parsed()) {
             where = "sibench run";

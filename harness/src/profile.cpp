@@ -9,6 +9,7 @@
 #include <cpptoml.h>
 #include <fmt/format.h>
 
+#include "profile_reader.hpp"
 #include "suites/suite.hpp"
 #include "units.hpp"
 
@@ -20,186 +21,7 @@ namespace si::harness {
 
 namespace {
 
-using TablePtr = std::shared_ptr<cpptoml::table>;
-using BasePtr = std::shared_ptr<cpptoml::base>;
-
-// Reads typed values out of one TOML table; every error names the file, the table
-// and the key, so a typo in a profile is found without reading this code.
-class Reader {
-  public:
-    Reader(std::string origin, std::string where)
-        : origin_(std::move(origin)), where_(std::move(where)) {}
-
-    [[noreturn]] void fail(std::string_view key, std::string_view message) const {
-        throw ProfileError(fmt::format("{}: {}{}: {}", origin_, where_,
-                                       key.empty() ? "" : fmt::format(" key '{}'", key), message));
-    }
-
-    // Unknown keys are errors: a misspelt "iteration" must not silently mean the default.
-    void check_keys(const TablePtr& table, const std::vector<std::string_view>& valid) const {
-        for (const auto& [key, value] : *table) {
-            if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-            std::string names;
-            for (auto name : valid) names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
-            fail(key, fmt::format("unknown key (valid: {})", names));
-        }
-    }
-
-    std::optional<std::string> string(const TablePtr& table, const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto value = table->get_as<std::string>(key);
-        if (!value) fail(key, "expected a string");
-        return *value;
-    }
-
-    std::optional<long> integer(const TablePtr& table, const std::string& key, long min,
-                                long max) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto value = table->get_as<std::int64_t>(key);
-        if (!value) fail(key, "expected an integer");
-        if (*value < min || *value > max) fail(key, fmt::format("must be {}..{}", min, max));
-        return static_cast<long>(*value);
-    }
-
-    std::optional<double> number(const TablePtr& table, const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto value = table->get_as<double>(key);
-        if (!value) fail(key, "expected a number");
-        if (!(*value > 0)) fail(key, "must be positive");
-        return *value;
-    }
-
-    std::optional<bool> boolean(const TablePtr& table, const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto value = table->get_as<bool>(key);
-        if (!value) fail(key, "expected true or false");
-        return *value;
-    }
-
-    std::optional<std::vector<std::string>> strings(const TablePtr& table,
-                                                    const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto array = table->get_array(key);
-        auto values = array ? array->get_array_of<std::string>()
-                            : cpptoml::option<std::vector<std::string>>();
-        if (!values) fail(key, "expected an array of strings");
-        return *values;
-    }
-
-    std::optional<std::vector<int>> integers(const TablePtr& table, const std::string& key, int min,
-                                             int max) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto array = table->get_array(key);
-        auto values = array ? array->get_array_of<std::int64_t>()
-                            : cpptoml::option<std::vector<std::int64_t>>();
-        if (!values || values->empty()) fail(key, "expected a non-empty array of integers");
-        std::vector<int> result;
-        for (auto v : *values) {
-            if (v < min || v > max) fail(key, fmt::format("values must be {}..{}", min, max));
-            result.push_back(static_cast<int>(v));
-        }
-        return result;
-    }
-
-    // Sizes as integers (bytes) or strings with k/m suffixes, not mixed (TOML arrays
-    // are homogeneous).
-    std::optional<std::vector<std::uint64_t>> sizes(const TablePtr& table,
-                                                    const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto array = table->get_array(key);
-        if (!array) fail(key, "expected an array of sizes, e.g. [\"16k\", \"1m\"]");
-        std::vector<std::uint64_t> result;
-        if (auto words = array->get_array_of<std::string>()) {
-            for (const auto& word : *words) result.push_back(size(key, word));
-        } else if (auto numbers = array->get_array_of<std::int64_t>()) {
-            for (auto number : *numbers) {
-                if (number < 0) fail(key, "sizes must not be negative");
-                result.push_back(static_cast<std::uint64_t>(number));
-            }
-        } else {
-            fail(key, "expected an array of sizes, e.g. [\"16k\", \"1m\"] or [16384]");
-        }
-        if (result.empty()) fail(key, "expected at least one size");
-        return result;
-    }
-
-    std::optional<std::uint64_t> single_size(const TablePtr& table, const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        if (auto word = table->get_as<std::string>(key)) return size(key, *word);
-        if (auto number = table->get_as<std::int64_t>(key); number && *number >= 0)
-            return static_cast<std::uint64_t>(*number);
-        fail(key, "expected a size such as \"16k\" or 16384");
-    }
-
-    std::optional<EnvList> env(const TablePtr& table, const std::string& key) const {
-        if (!table->contains(key)) return std::nullopt;
-        auto inner = table->get_table(key);
-        if (!inner) fail(key, "expected a table of strings, e.g. { SI_EAGER_LIMIT = \"32k\" }");
-        EnvList result;
-        for (const auto& [name, value] : *inner) {
-            auto text = inner->get_as<std::string>(name);
-            if (!text) fail(key, fmt::format("value of '{}' must be a string", name));
-            result.emplace_back(name, *text);
-        }
-        return result;
-    }
-
-  private:
-    std::uint64_t size(std::string_view key, const std::string& word) const {
-        try {
-            return parse_size(word);
-        } catch (const std::invalid_argument& error) {
-            fail(key, error.what());
-        }
-    }
-
-    std::string origin_;
-    std::string where_;
-};
-
-// What [defaults] and a [[study]] may both set; a study's own value wins.
-struct Settings {
-    std::optional<std::vector<std::string>> configs;
-    std::optional<std::vector<int>> helpers;
-    std::optional<std::vector<int>> pairs;
-    std::optional<std::vector<std::uint64_t>> sizes;
-    std::optional<std::uint64_t> min_size;
-    std::optional<std::uint64_t> max_size;
-    std::optional<long> iterations;
-    std::optional<long> warmup;
-    std::optional<double> timeout_s;
-    std::optional<std::vector<std::string>> args;
-    std::optional<EnvList> env;
-};
-
-const std::vector<std::string_view> kSettingKeys = {"configs",  "helpers",  "pairs",      "sizes",
-                                                    "min_size", "max_size", "iterations", "warmup",
-                                                    "timeout",  "args",     "env"};
-
-Settings read_settings(const Reader& reader, const TablePtr& table) {
-    Settings s;
-    s.configs = reader.strings(table, "configs");
-    s.helpers = reader.integers(table, "helpers", 1, 64);
-    s.pairs = reader.integers(table, "pairs", 1, 1 << 20);
-    s.sizes = reader.sizes(table, "sizes");
-    s.min_size = reader.single_size(table, "min_size");
-    s.max_size = reader.single_size(table, "max_size");
-    s.iterations = reader.integer(table, "iterations", 1, 1 << 30);
-    s.warmup = reader.integer(table, "warmup", 0, 1 << 30);
-    s.timeout_s = reader.number(table, "timeout");
-    s.args = reader.strings(table, "args");
-    s.env = reader.env(table, "env");
-    if (s.sizes && (s.min_size || s.max_size))
-        reader.fail("sizes", "give either sizes or min_size/max_size, not both");
-    return s;
-}
-
-template <typename T>
-T pick(const std::optional<T>& own, const std::optional<T>& fallback, T builtin) {
-    if (own) return *own;
-    if (fallback) return *fallback;
-    return builtin;
-}
+using namespace profile_reading;
 
 // The keys of a suite study: which suite, its benchmarks, where its sources are.
 void read_suite(const Reader& reader, const TablePtr& table, Study& study) {
@@ -227,63 +49,20 @@ void read_suite(const Reader& reader, const TablePtr& table, Study& study) {
         reader.fail("ranks", "missing (a suite study's job sizes, e.g. [2])");
 }
 
-// Names become file names and plot titles. A suite study's benchmarks are the
-// suite's own names, not files of ours.
-void check_names(const Reader& reader, const Study& study) {
-    const auto safe = [](const std::string& word) {
-        return !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") ==
-                                    std::string::npos;
-    };
-    if (!safe(study.name)) reader.fail("name", "use lower-case letters, digits, '-' and '_'");
-    if (study.suite.empty() && !safe(study.benchmark))
-        reader.fail("benchmark", "use lower-case letters, digits, '-' and '_'");
-}
-
-// A Google Benchmark study: one run of its program, which is no MPI job and sweeps
-// nothing sibench knows of; only simpi-none describes it (the runtime's code
-// outside any progression mode).
-Study make_gbench_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
-    for (const char* key : {"scaling", "max_ranks", "ranks", "helpers", "pairs", "sizes",
-                            "min_size", "max_size", "iterations", "warmup", "trace", "rounds",
-                            "launcher", "suite", "benchmarks", "source", "check"})
-        if (table->contains(key))
-            reader.fail(key,
-                        "a Google Benchmark study (kind = \"gbench\") takes its options "
-                        "from `args` (--benchmark_repetitions=5 ...)");
-    Study study;
-    study.kind = "gbench";
-    const auto benchmark = reader.string(table, "benchmark");
-    if (!benchmark || benchmark->empty())
-        reader.fail("benchmark", "missing (the program's name, e.g. \"runtime_costs\")");
-    study.benchmark = *benchmark;
-    study.name = reader.string(table, "name").value_or(study.benchmark);
-    check_names(reader, study);
-    const auto configs = reader.strings(table, "configs")
-                             .value_or(std::vector<std::string>{std::string(kBaselineConfig)});
-    for (const auto& name : configs)
-        if (name != kBaselineConfig)
-            reader.fail("configs", "a Google Benchmark study runs as simpi-none only");
-    study.configs = {parse_config(kBaselineConfig)};
-    study.pairs.clear();
-    study.ranks = {1};
-    study.timeout_s = reader.number(table, "timeout").value_or(defaults.timeout_s.value_or(600.0));
-    study.args = reader.strings(table, "args").value_or(std::vector<std::string>{});
-    if (defaults.env) study.env = *defaults.env;
-    if (auto own = reader.env(table, "env"))
-        study.env.insert(study.env.end(), own->begin(), own->end());
-    return study;
-}
-
 Study make_study(const Reader& reader, const TablePtr& table, const Settings& defaults) {
+    const std::string kind = reader.string(table, "kind").value_or("mpi");
+    // A program study has keys of its own (program, metric).
+    if (kind == "app") return make_program_study(reader, table, defaults);
     reader.check_keys(table,
                       {"name",     "benchmark", "scaling",    "max_ranks", "ranks",    "configs",
                        "helpers",  "pairs",     "sizes",      "min_size",  "max_size", "iterations",
                        "warmup",   "timeout",   "args",       "env",       "trace",    "rounds",
                        "launcher", "suite",     "benchmarks", "source",    "check",    "kind"});
-    const std::string kind = reader.string(table, "kind").value_or("mpi");
     if (kind == "gbench") return make_gbench_study(reader, table, defaults);
     if (kind != "mpi")
-        reader.fail("kind", "mpi (the default) or gbench (a Google Benchmark program)");
+        reader.fail("kind",
+                    "mpi (the default), gbench (a Google Benchmark program) or app (any MPI "
+                    "program)");
     Study study;
     const bool suite = table->contains("suite");
     if (suite) {
@@ -311,17 +90,7 @@ Study make_study(const Reader& reader, const TablePtr& table, const Settings& de
     const auto names = pick<std::vector<std::string>>(
         own.configs, defaults.configs,
         {"simpi-none", "simpi-thread", "simpi-smart", "mpich", "mpich-async"});
-    for (const auto& name : names) {
-        try {
-            const Config config = parse_config(name);
-            if (std::find(study.configs.begin(), study.configs.end(), config) ==
-                study.configs.end())
-                study.configs.push_back(config);
-        } catch (const std::invalid_argument& error) {
-            reader.fail("configs", error.what());
-        }
-    }
-    if (study.configs.empty()) reader.fail("configs", "lists no configuration");
+    study.configs = read_configs(reader, names);
     study.helpers = pick<std::vector<int>>(own.helpers, defaults.helpers, {1});
     study.ranks = reader.integers(table, "ranks", 1, 1 << 24).value_or(std::vector<int>{});
     std::sort(study.ranks.begin(), study.ranks.end());
@@ -557,6 +326,8 @@ std::vector<PlannedRun> expand_matrix(const Profile& profile, const MatrixFilter
             run.suite_source = study.source;
             run.suite_check = study.check;
             run.kind = study.kind;
+            run.program = study.program;
+            run.merit = study.merit;
             run.config = config;
             run.pairs = pairs;
             run.job_ranks = job_ranks;

@@ -24,6 +24,15 @@ class ProfileError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// What an application study of any program (kind = "app") reads from the
+// program's output as its figure of merit: the first capture group of `pattern`
+// (ECMAScript) in the last line that matches.
+struct MeritSpec {
+    std::string pattern;  // empty: the wall time only
+    std::string unit;     // shown with the value: "Mop/s", "ns/day", "s"
+    bool higher_is_better = true;
+};
+
 // One [[study]]: a benchmark over configurations x pair counts.
 struct Study {
     std::string name;       // unique in the profile; names logs, raw CSVs and figures
@@ -65,10 +74,14 @@ struct Study {
     std::vector<std::string> benchmarks;
     std::string source;
     bool check = false;
-    // "mpi" (a benchmark or application started by a launcher) or "gbench": a
+    // "mpi" (a benchmark or application started by a launcher), "gbench": a
     // Google Benchmark program run once, directly, its JSON turned into rows
-    // (gbench.hpp); its options come from `args` only.
+    // (gbench.hpp); its options come from `args` only; or "app": any MPI program
+    // (`program`, absolute, with `args`) timed from launch to exit in each
+    // configuration that can run its build (program_study.hpp).
     std::string kind = "mpi";
+    std::string program;
+    MeritSpec merit;
 };
 
 // [plots]: which study feeds which figure, and the sizes figures and summary pick.
@@ -134,6 +147,8 @@ struct PlannedRun {
     std::string suite_source;
     bool suite_check = false;
     std::string kind = "mpi";  // Study::kind
+    std::string program;       // Study::program
+    MeritSpec merit;           // Study::merit
 
     [[nodiscard]] int ranks() const { return job_ranks > 0 ? job_ranks : 2 * pairs; }
 };

@@ -23,6 +23,7 @@
 #include "machine.hpp"
 #include "plot.hpp"
 #include "process.hpp"
+#include "program_study.hpp"
 #include "rma.hpp"
 #include "sbatch.hpp"
 #include "suites/suite_figures.hpp"
@@ -212,9 +213,17 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
         if (summary.find("cache-line floor:") == std::string::npos)
             summary += (summary.empty() ? "" : "\n") + format_floor(*floor) + '\n';
     }
-    if (const std::string wakeups = format_wakeup_table(read_counters((dir / "counters.csv").string()));
-        !wakeups.empty())
+    const auto counters = read_counters((dir / "counters.csv").string());
+    if (const std::string wakeups = format_wakeup_table(counters); !wakeups.empty())
         summary += (summary.empty() ? "" : "\n") + wakeups;
+    std::vector<std::string> program_studies;
+    for (const auto& app : apps)
+        if (app.suite == kProgramSuite && std::find(program_studies.begin(), program_studies.end(),
+                                                    app.study) == program_studies.end())
+            program_studies.push_back(app.study);
+    if (const std::string background = format_background_table(counters, program_studies);
+        !background.empty())
+        summary += (summary.empty() ? "" : "\n") + background;
     for (const auto& note : busy_notes(runs)) summary += "busy: " + note + '\n';
     const auto drawn = draw_figures((dir / "plots").string(), figures, notes);
     std::ofstream((dir / "summary.txt").string(), std::ios::trunc) << summary;
@@ -244,6 +253,7 @@ Command command_of(const PlannedRun& run, const LaunchSite& site, const SuiteBui
 
 std::string missing_of(const PlannedRun& run, const LaunchSite& site, const SuiteBuilds& suites) {
     if (run.kind == "gbench") return gbench_missing_reason(run, site.bin_dir);
+    if (run.kind == "app") return program_missing_reason(run, site);
     return run.suite.empty() ? missing_reason(run, site) : suites.missing_reason(run, site);
 }
 
@@ -274,6 +284,36 @@ void take_verdict(const std::string& failure, const std::vector<std::string>& no
     }
 }
 
+// The program studies (kind "app") of the profile a run directory was made with.
+std::map<std::string, Study> program_studies_of(const std::string& dir) {
+    std::map<std::string, Study> programs;
+    const fs::path copy = fs::path(dir) / "profile.toml";
+    if (!fs::exists(copy)) return programs;
+    try {
+        for (const auto& study : parse_profile_file(copy.string()).studies)
+            if (study.kind == "app") programs.emplace(study.name, study);
+    } catch (const ProfileError&) {
+        // plots_of says so; without the profile, a program's runs have no rows.
+    }
+    return programs;
+}
+
+// The planned run behind a recorded run of a program study, as much as its rows need.
+PlannedRun program_run_of(const Study& study, const RunRecord& record) {
+    PlannedRun run;
+    run.id = record.id;
+    run.study = study.name;
+    run.benchmark = study.benchmark;
+    run.kind = study.kind;
+    run.program = study.program;
+    run.merit = study.merit;
+    run.config = parse_config(record.config);
+    run.pairs = 0;
+    run.job_ranks = record.ranks;
+    run.args = study.args;
+    return run;
+}
+
 void unique_notes(std::vector<std::string>& notes) {
     std::sort(notes.begin(), notes.end());
     notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
@@ -288,8 +328,18 @@ Collected collect_results(const std::string& dir) {
         collected.runs = read_sbatch_status(dir);
     else if (fs::exists(root / "runs.csv"))
         collected.runs = read_runs((root / "runs.csv").string());
-    for (const auto& run : collected.runs) {
+    const auto programs = program_studies_of(dir);
+    for (auto& run : collected.runs) {
         if (run.status != "ok") continue;
+        // A program study's run under Slurm left its log and its time, no CSV.
+        if (const auto study = programs.find(run.study);
+            study != programs.end() && !fs::exists(root / run.csv)) {
+            const SuiteOutput output =
+                record_program_output(program_run_of(study->second, run), run.seconds,
+                                      (root / run.log).string(), (root / run.csv).string());
+            take_verdict(output.failure, output.notes, run, collected.notes);
+            if (run.status != "ok") continue;
+        }
         auto rows = rows_of_run(dir, run, collected.notes);
         collected.rows.insert(collected.rows.end(), rows.begin(), rows.end());
     }
@@ -464,6 +514,12 @@ int run_sweep(const RunOptions& options) {
                 const GbenchOutput output =
                     record_gbench_output(run, gbench_json_path((dir / record.csv).string()),
                                          (dir / record.csv).string());
+                take_verdict(output.failure, output.notes, record, collected.notes);
+            }
+            if (run.kind == "app") {
+                // Any program: its wall time and the figure of merit in its output.
+                const SuiteOutput output = record_program_output(
+                    run, result.seconds, (dir / record.log).string(), (dir / record.csv).string());
                 take_verdict(output.failure, output.notes, record, collected.notes);
             }
             if (!run.suite.empty()) {

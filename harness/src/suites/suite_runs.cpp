@@ -186,13 +186,7 @@ Command SuiteBuilds::command(const PlannedRun& run, const LaunchSite& site) cons
     Command command = launch_command(run, site,
                                      suite_driver(parse_suite_kind(run.suite))
                                          .program(binary, run.benchmark, run.ranks(), run.args));
-    // The -async configurations run sibench's benchmarks at MPI_THREAD_MULTIPLE
-    // (SI_BENCH_THREAD_MULTIPLE); a suite's MPI_Init gets the same level from the
-    // library's own setting.
-    if (run.config.mode == "async" && run.config.runtime == Runtime::mpich)
-        command.env.emplace_back("MPIR_CVAR_DEFAULT_THREAD_LEVEL", "MPI_THREAD_MULTIPLE");
-    if (run.config.mode == "async" && run.config.runtime == Runtime::openmpi)
-        command.env.emplace_back("OMPI_MPI_THREAD_LEVEL", "3");
+    add_thread_level_env(run.config, command.env);
     return command;
 }
 

@@ -373,6 +373,7 @@ void Runtime::write_stats() const {
         {"rendezvous_bytes", s.rendezvous_bytes},
         {"rdma_reads", s.rdma_reads},
         {"rdma_read_bytes", s.rdma_read_bytes},
+        {"rdma_read_bytes_in_background", s.rdma_read_bytes_in_background},
         {"piecewise_reads", s.piecewise_reads},
         {"reads_behind_packing", s.reads_behind_packing},
         {"rma_writes", s.rma_writes},

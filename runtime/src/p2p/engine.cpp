@@ -340,6 +340,7 @@ void Engine::receive_rendezvous(Request* request, int peer, const Tuple& tuple,
     }
     ++stats_.rdma_reads;
     stats_.rdma_read_bytes += bytes;
+    if (background_pass_ || signal_pass_) stats_.rdma_read_bytes_in_background += bytes;
     if (transport_of_[peer]->capabilities().shared_clock) {
         const std::uint64_t now = monotonic_ns();
         const std::uint64_t delay = now > rts.sent_ns ? now - rts.sent_ns : 0;

@@ -13,6 +13,9 @@ struct Stats {
     std::uint64_t rendezvous_bytes = 0;
     std::uint64_t rdma_reads = 0;
     std::uint64_t rdma_read_bytes = 0;
+    // ... of which issued by a pass of the progress thread, an interrupt thread or
+    // PEF's signal handler: data that did not wait for the application's next call.
+    std::uint64_t rdma_read_bytes_in_background = 0;
     // ... of which into a receive in pieces, which saved the unpack, and
     // behind a sender still packing (p2p/segments.hpp).
     std::uint64_t piecewise_reads = 0;

@@ -125,7 +125,7 @@ TEST(SibenchApps, SpeedUpOverSimpiNoneOfTheSameJob) {
     EXPECT_DOUBLE_EQ(*results[2].speedup, 1.25);
     EXPECT_EQ(results[3].config, "mpich");
     EXPECT_DOUBLE_EQ(*results[3].speedup, 0.25);
-    EXPECT_DOUBLE_EQ(*results[3].mops, 100);
+    EXPECT_DOUBLE_EQ(*results[3].merit, 100);
 
     const std::string table = format_app_summary(results);
     EXPECT_NE(table.find("1.25x"), std::string::npos) << table;

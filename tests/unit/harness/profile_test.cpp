@@ -97,6 +97,14 @@ TEST(SibenchConfig, LegendOrder) {
     EXPECT_EQ(names, (std::vector<std::string>{"simpi-none", "simpi-thread", "simpi-interrupt",
                                                "simpi-smart-h1", "simpi-smart-h2", "mpich",
                                                "mpich-async"}));
+    // A mode's run through the MPICH ABI sits right after its own.
+    std::vector<std::string> abi = {
+        "mpich",          "simpi-smart-h1@mpich-abi", "simpi-none@mpich-abi",
+        "simpi-smart-h1", "simpi-smart-h2@mpich-abi", "simpi-none"};
+    std::sort(abi.begin(), abi.end(), config_name_less);
+    EXPECT_EQ(abi, (std::vector<std::string>{"simpi-none", "simpi-none@mpich-abi", "simpi-smart-h1",
+                                             "simpi-smart-h1@mpich-abi", "simpi-smart-h2@mpich-abi",
+                                             "mpich"}));
 }
 
 TEST(SibenchProfile, DefaultsAndStudyValues) {

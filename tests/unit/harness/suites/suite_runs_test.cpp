@@ -230,8 +230,9 @@ TEST(SibenchSuiteRuns, NpbRowsAreApplicationResults) {
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].benchmark, "sp.S");
     EXPECT_DOUBLE_EQ(results[0].seconds, 3.12);
-    ASSERT_TRUE(results[0].mops);
-    EXPECT_DOUBLE_EQ(*results[0].mops, 30.99);
+    ASSERT_TRUE(results[0].merit);
+    EXPECT_DOUBLE_EQ(*results[0].merit, 30.99);
+    EXPECT_EQ(results[0].merit_unit, "Mop/s");
 }
 
 }  // namespace
