@@ -194,6 +194,7 @@ Command srun_command(const PlannedRun& run, const std::string& bin_dir, int node
                     "--distribution=block", "--kill-on-bad-exit=1"};
     const auto program = program_argv(run, benchmark_binary(run, bin_dir), csv_path);
     command.argv.insert(command.argv.end(), program.begin(), program.end());
+    if (run.kind == "app") add_thread_level_env(run.config, command.env);
     return command;
 }
 

@@ -424,13 +424,14 @@ int main(int argc, char** argv) {
                     throw std::invalid_argument(fmt::format("--env: '{}' is not KEY=VALUE", entry));
                 prr.env.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
             }
+            // Read back as any profile is read, which finds the program (PATH, or
+            // the path made absolute); the profile kept in the run directory names it so.
+            prr.program =
+                parse_profile_text(program_profile_text(prr), "sibench app").studies[0].program;
+            if (!std::filesystem::exists(prr.program))
+                throw std::invalid_argument(fmt::format("{}: no such program", prr.program));
             const std::string text = program_profile_text(prr);
-            // Read back as any profile is read: the study's name, the program's path.
-            const Profile profile = parse_profile_text(text, "sibench app");
-            const std::string& program = profile.studies.front().program;
-            if (!std::filesystem::exists(program))
-                throw std::invalid_argument(fmt::format("{}: no such program", program));
-            app_run.profile = profile.name;
+            app_run.profile = parse_profile_text(text, "sibench app").name;
             app_run.profile_text = text;
             app_run.plot = !app_no_plot;
             return run_sweep(app_run);

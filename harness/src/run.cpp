@@ -143,8 +143,9 @@ std::vector<Row> rows_of_run(const std::string& dir, const RunRecord& run,
     }
     for (auto& row : rows) {
         // The benchmark says which runtime and mode it ran; a mismatch means the
-        // configuration's settings did not reach it.
-        if (row.config != csv_name_of(run.config))
+        // configuration's settings did not reach it. (Rows sibench wrote from a
+        // suite's or a program's output name the whole configuration.)
+        if (csv_name_of(row.config) != csv_name_of(run.config))
             notes.push_back(fmt::format("{}: the CSV says {}, expected {}", run.id, row.config,
                                         csv_name_of(run.config)));
         row.config = run.config;

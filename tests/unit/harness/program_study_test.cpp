@@ -7,6 +7,7 @@
 
 #include "apps.hpp"
 #include "run.hpp"
+#include "sbatch.hpp"
 #include "test_files.hpp"
 
 namespace si::harness {
@@ -296,16 +297,38 @@ TEST(SibenchProgram, TheCommandLineWritesAProfileThatReadsBack) {
     EXPECT_EQ(study_name_of_program("/x/NP-mpich2.x"), "np-mpich2_x");
 }
 
+TEST(SibenchProgram, SbatchRunsTheProgramItself) {
+    const Profile p = parse_profile_text(
+        "[[study]]\nkind = \"app\"\nname = \"np\"\nprogram = \"/bin/true\"\nargs = [\"-n\", "
+        "\"5\"]\nranks = [4]\nrounds = 1\nconfigs = [\"simpi-none\", \"mpich-async\"]\n",
+        "t.toml");
+    SbatchOptions o;
+    o.nodes = {2};
+    o.ranks_per_node = {2};
+    o.partition = "ib";
+    o.time = "1:00:00";
+    o.build_dir = "/b";
+    o.out_dir = "/o";
+    const SbatchPlan plan = plan_sbatch(p, o);
+    ASSERT_EQ(plan.manifest.size(), 2u);
+    EXPECT_EQ(plan.manifest[0].id, "np.simpi-none.n2x4");
+    const std::string& async = plan.manifest[1].command;
+    EXPECT_NE(async.find("srun --mpi=pmi2"), std::string::npos) << async;
+    EXPECT_NE(async.find("/bin/true -n 5"), std::string::npos) << async;
+    EXPECT_EQ(async.find("--csv"), std::string::npos) << async;
+    EXPECT_NE(async.find("MPIR_CVAR_DEFAULT_THREAD_LEVEL"), std::string::npos) << async;
+}
+
 TEST(SibenchProgram, AnSbatchDirectoryGetsItsRowsFromLogsAndStatus) {
     ScratchDir dir;
     write_text(dir.file("profile.toml"),
                "[[study]]\nkind = \"app\"\nname = \"np\"\nprogram = \"/bin/true\"\n"
-               "configs = [\"simpi-none\"]\nmetric = \"rate ([0-9.]+)\"\n");
+               "configs = [\"simpi-none@mpich-abi\"]\nmetric = \"rate ([0-9.]+)\"\n");
     RunRecord run;
-    run.id = "np.simpi-none.n2x4";
+    run.id = "np.simpi-none@mpich-abi.n2x4";
     run.study = "np";
     run.benchmark = "true";
-    run.config = "simpi-none";
+    run.config = "simpi-none@mpich-abi";
     run.ranks = 4;
     run.log = "logs/" + run.id + ".log";
     run.csv = "raw/" + run.id + ".csv";
@@ -318,6 +341,9 @@ TEST(SibenchProgram, AnSbatchDirectoryGetsItsRowsFromLogsAndStatus) {
     EXPECT_DOUBLE_EQ(collected.rows[0].value, 2.5);
     EXPECT_DOUBLE_EQ(collected.rows[1].value, 7);
     EXPECT_EQ(collected.rows[1].ranks, 4);
+    EXPECT_EQ(collected.rows[1].config, "simpi-none@mpich-abi");
+    // The rows name the whole configuration, which is no mismatch.
+    EXPECT_TRUE(collected.notes.empty()) << collected.notes.front();
 }
 
 }  // namespace
