@@ -84,6 +84,8 @@ void warn_missing_functions(const std::string& name, const std::string& program,
                  "that calls one stops with 'undefined symbol' (LD_BIND_NOW=1 stops every rank "
                  "at start instead)\n",
                  name.c_str(), missing.size(), list.c_str());
+    if (const std::string hint = si::sirun::missing_hint(missing); !hint.empty())
+        std::fprintf(stderr, "sirun: warning: %s: %s\n", name.c_str(), hint.c_str());
 }
 
 int run(int argc, char** argv) {

@@ -113,16 +113,30 @@ std::vector<std::string> dynamic_symbols(const std::string& path, bool undefined
     return names;
 }
 
-std::vector<std::string> missing_mpi_functions(const std::string& program,
-                                               const std::string& library) {
-    const std::vector<std::string> offered = dynamic_symbols(library, false);
+std::vector<std::string> missing_among(const std::vector<std::string>& wanted,
+                                       const std::vector<std::string>& offered) {
     const std::set<std::string> has(offered.begin(), offered.end());
     std::set<std::string> missing;
-    for (const std::string& name : dynamic_symbols(program, true))
-        if ((name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("MPIX_")) &&
+    // C names, and Fortran's as gfortran mangles them (mpi_send_, mpi_send_f08_).
+    for (const std::string& name : wanted)
+        if ((name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("MPIX_") ||
+             name.starts_with("mpi_") || name.starts_with("pmpi_")) &&
             !has.contains(name))
             missing.insert(name);
     return {missing.begin(), missing.end()};
+}
+
+std::vector<std::string> missing_mpi_functions(const std::string& program,
+                                               const std::string& library) {
+    return missing_among(dynamic_symbols(program, true), dynamic_symbols(library, false));
+}
+
+std::string missing_hint(const std::vector<std::string>& missing) {
+    for (const std::string& name : missing)
+        if (name.starts_with("mpi_") && name.ends_with("_f08_"))
+            return "the program was compiled with the Fortran 2008 module (use mpi_f08), whose "
+                   "entry points this runtime does not have; `use mpi` or mpif.h programs run";
+    return {};
 }
 
 std::string abi_mismatch(const std::vector<std::string>& needed) {

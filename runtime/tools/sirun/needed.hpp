@@ -16,9 +16,17 @@ std::vector<std::string> needed_libraries(const std::string& program_path);
 // other file. Throws si::Error when the file cannot be read.
 std::vector<std::string> dynamic_symbols(const std::string& path, bool undefined);
 
-// The MPI functions `program` calls that `library` lacks, sorted.
+// The MPI functions `program` calls that `library` lacks, sorted: C names and
+// Fortran's (mpi_send_, mpi_send_f08_).
 std::vector<std::string> missing_mpi_functions(const std::string& program,
                                                const std::string& library);
+// The same from the two symbol lists.
+std::vector<std::string> missing_among(const std::vector<std::string>& wanted,
+                                       const std::vector<std::string>& offered);
+
+// What the missing functions say about the program's build ("" when nothing
+// more than their names): entry points of Fortran 2008's mpi_f08 module.
+std::string missing_hint(const std::vector<std::string>& missing);
 
 // Why the program cannot run on this runtime through the MPICH ABI (it was
 // linked against another MPI's library), or an empty string.

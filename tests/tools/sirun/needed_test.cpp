@@ -38,6 +38,18 @@ TEST(DynamicSymbols, WhatAProgramImportsAndExports) {
     EXPECT_TRUE(missing_mpi_functions("/proc/self/exe", "/proc/self/exe").empty());
 }
 
+TEST(DynamicSymbols, MissingCAndFortranEntryPoints) {
+    const std::vector<std::string> offered = {"MPI_Send", "mpi_send_", "PMPI_Send", "malloc"};
+    EXPECT_EQ(missing_among({"MPI_Send", "MPI_Isendrecv", "mpi_send_", "mpi_isendrecv_",
+                             "mpi_init_f08_", "mpifcmb5_", "printf", "MPI_Send"},
+                            offered),
+              (std::vector<std::string>{"MPI_Isendrecv", "mpi_init_f08_", "mpi_isendrecv_"}));
+    // A `use mpi_f08` program (its calls end in _f08_) is told why.
+    EXPECT_NE(missing_hint({"mpi_comm_rank_f08_", "mpi_init_f08_"}).find("mpi_f08"),
+              std::string::npos);
+    EXPECT_TRUE(missing_hint({"MPI_Isendrecv", "mpi_isendrecv_"}).empty());
+}
+
 TEST(AbiMismatch, OpenMpiIsNamedAndMpichIsNot) {
     EXPECT_EQ(abi_mismatch({"libc.so.6", "libmpich.so.12"}), "");
     EXPECT_EQ(abi_mismatch({"libmpi.so.12"}), "");

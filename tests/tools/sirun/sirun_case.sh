@@ -126,6 +126,15 @@ abi-missing-call)
     expect_status 127
     ! grep -q "started" "$out" || fail "a rank ran before the missing call was named"
     ;;
+abi-f08)
+    # Here "$probe" is a `use mpi_f08` program built by mpifort.mpich: sirun
+    # names the missing entry points and why, then the rank stops at the first.
+    run_sirun --timeout 20 --abi mpich -n 1 "$probe"
+    expect_status 127
+    expect_stderr "^sirun: warning: .* refers to [0-9]+ MPI function\(s\) this runtime lacks: .*mpi_init_f08_"
+    expect_stderr "^sirun: warning: .*: the program was compiled with the Fortran 2008 module \(use mpi_f08\)"
+    expect_stderr "undefined symbol: mpi_init_f08_"
+    ;;
 abi-openmpi)
     # Here "$probe" is mpich_hello built against Open MPI: refused by name.
     run_sirun --timeout 20 -n 2 "$probe"
