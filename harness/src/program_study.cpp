@@ -221,7 +221,7 @@ std::string format_background_table(const std::vector<CounterRow>& counters,
         return config_name_less(a.second, b.second);
     };
     std::map<std::pair<std::string, std::string>, Sums, decltype(less)> sums(less);
-    const auto per_rank_ghost_or_helper = [](const std::string& counter, std::string_view what) {
+    const auto helper_or_ghost_counter = [](const std::string& counter, std::string_view what) {
         return (counter.starts_with("helper") || counter.starts_with("ghost")) &&
                counter.ends_with(what);
     };
@@ -237,9 +237,9 @@ std::string format_background_table(const std::vector<CounterRow>& counters,
             r.counter == "pef_busy_turns")
             s.futile += value;
         if (r.counter == "rdma_read_bytes_in_background" || r.counter == "direct_write_bytes" ||
-            per_rank_ghost_or_helper(r.counter, "_rdma_read_bytes"))
+            helper_or_ghost_counter(r.counter, "_rdma_read_bytes"))
             s.bytes += value;
-        if (per_rank_ghost_or_helper(r.counter, "_cpu_us")) s.cpu_us += value;
+        if (helper_or_ghost_counter(r.counter, "_cpu_us")) s.cpu_us += value;
     }
     if (sums.empty()) return "";
     std::string out = fmt::format(
