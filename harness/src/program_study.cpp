@@ -17,6 +17,7 @@
 
 #include "config.hpp"
 #include "machine.hpp"
+#include "profile_writer.hpp"
 #include "results.hpp"
 #include "sirun/needed.hpp"
 #include "suites/output_text.hpp"
@@ -164,26 +165,17 @@ std::string study_name_of_program(const std::string& program) {
 }
 
 std::string program_profile_text(const ProgramRunRequest& request) {
-    const auto strings = [](const std::vector<std::string>& values) {
-        auto array = cpptoml::make_array();
-        for (const auto& value : values) array->push_back(value);
-        return array;
-    };
-    const auto integers = [](const std::vector<int>& values) {
-        auto array = cpptoml::make_array();
-        for (int value : values) array->push_back(static_cast<std::int64_t>(value));
-        return array;
-    };
     const std::string name =
         request.name.empty() ? study_name_of_program(request.program) : request.name;
     auto study = cpptoml::make_table();
     study->insert("name", name);
     study->insert("kind", "app");
     study->insert("program", request.program);
-    if (!request.args.empty()) study->insert("args", strings(request.args));
-    study->insert("ranks", integers(request.ranks.empty() ? std::vector<int>{2} : request.ranks));
-    if (!request.configs.empty()) study->insert("configs", strings(request.configs));
-    if (!request.helpers.empty()) study->insert("helpers", integers(request.helpers));
+    if (!request.args.empty()) study->insert("args", toml_strings(request.args));
+    study->insert("ranks",
+                  toml_integers(request.ranks.empty() ? std::vector<int>{2} : request.ranks));
+    if (!request.configs.empty()) study->insert("configs", toml_strings(request.configs));
+    if (!request.helpers.empty()) study->insert("helpers", toml_integers(request.helpers));
     study->insert("rounds", static_cast<std::int64_t>(request.rounds));
     if (request.timeout_s > 0) study->insert("timeout", request.timeout_s);
     if (!request.merit.pattern.empty()) {

@@ -15,6 +15,7 @@
 
 #include "machine.hpp"
 #include "process.hpp"
+#include "profile_writer.hpp"
 #include "results.hpp"
 #include "suites/build_steps.hpp"
 #include "units.hpp"
@@ -191,31 +192,21 @@ Command SuiteBuilds::command(const PlannedRun& run, const LaunchSite& site) cons
 }
 
 std::string suite_profile_text(const SuiteRunRequest& request) {
-    const auto strings = [](const std::vector<std::string>& values) {
-        auto array = cpptoml::make_array();
-        for (const auto& value : values) array->push_back(value);
-        return array;
-    };
-    const auto integers = [](const std::vector<int>& values) {
-        auto array = cpptoml::make_array();
-        for (int value : values) array->push_back(static_cast<std::int64_t>(value));
-        return array;
-    };
     auto study = cpptoml::make_table();
     study->insert("name", request.suite);
     study->insert("suite", request.suite);
     study->insert("source", request.source);
-    study->insert("benchmarks", strings(request.benchmarks));
-    study->insert("ranks", integers(request.ranks));
-    study->insert(
-        "configs",
-        strings(request.configs.empty()
-                    ? std::vector<std::string>{"simpi-none", "simpi-thread", "simpi-smart", "mpich",
-                                               "mpich-async", "openmpi", "openmpi-async"}
-                    : request.configs));
-    if (!request.helpers.empty()) study->insert("helpers", integers(request.helpers));
+    study->insert("benchmarks", toml_strings(request.benchmarks));
+    study->insert("ranks", toml_integers(request.ranks));
+    study->insert("configs",
+                  toml_strings(request.configs.empty()
+                                   ? std::vector<std::string>{"simpi-none", "simpi-thread",
+                                                              "simpi-smart", "mpich", "mpich-async",
+                                                              "openmpi", "openmpi-async"}
+                                   : request.configs));
+    if (!request.helpers.empty()) study->insert("helpers", toml_integers(request.helpers));
     if (request.timeout_s > 0) study->insert("timeout", request.timeout_s);
-    if (!request.args.empty()) study->insert("args", strings(request.args));
+    if (!request.args.empty()) study->insert("args", toml_strings(request.args));
     if (request.check) study->insert("check", true);
     auto studies = cpptoml::make_table_array();
     studies->push_back(study);
