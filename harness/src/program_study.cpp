@@ -16,12 +16,11 @@
 #include <fmt/format.h>
 
 #include "config.hpp"
-#include "machine.hpp"
 #include "profile_writer.hpp"
 #include "results.hpp"
 #include "sirun/needed.hpp"
 #include "suites/output_text.hpp"
-#include "units.hpp"
+#include "suites/suite_runs.hpp"
 
 namespace si::harness {
 
@@ -111,14 +110,7 @@ std::string program_missing_reason(const PlannedRun& run, const LaunchSite& site
 
 SuiteOutput record_program_output(const PlannedRun& run, double seconds,
                                   const std::string& log_path, const std::string& csv_path) {
-    RowContext context;
-    context.benchmark = run.benchmark;
-    context.config = run.config;
-    context.ranks = run.ranks();
-    context.args = run.args;
-    context.host = host_name();
-    context.commit = source_commit();
-    context.date = utc_timestamp();
+    const RowContext context = row_context_of(run);
     SuiteOutput output;
     Row wall = suite_row(context, kProgramSuite);
     wall.metric = "time_wall";

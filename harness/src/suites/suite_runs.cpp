@@ -222,8 +222,7 @@ std::string suite_profile_text(const SuiteRunRequest& request) {
     return text.str();
 }
 
-SuiteOutput record_suite_output(const PlannedRun& run, const std::string& log_path,
-                                const std::string& csv_path) {
+RowContext row_context_of(const PlannedRun& run) {
     RowContext context;
     context.benchmark = run.benchmark;
     context.config = run.config;
@@ -232,6 +231,12 @@ SuiteOutput record_suite_output(const PlannedRun& run, const std::string& log_pa
     context.host = host_name();
     context.commit = source_commit();
     context.date = utc_timestamp();
+    return context;
+}
+
+SuiteOutput record_suite_output(const PlannedRun& run, const std::string& log_path,
+                                const std::string& csv_path) {
+    const RowContext context = row_context_of(run);
     SuiteOutput output =
         suite_driver(parse_suite_kind(run.suite)).parse(read_file(log_path), context);
     write_rows(csv_path, output.rows,

@@ -81,6 +81,10 @@ struct SuiteRunRequest {
 // suite-<suite>, one study named after the suite. Read back like any profile.
 std::string suite_profile_text(const SuiteRunRequest& request);
 
+// What every row of a run carries: its benchmark, configuration, job size, options,
+// this host, the commit and the time now.
+RowContext row_context_of(const PlannedRun& run);
+
 // Parses a finished suite run's log and writes its rows to `csv_path` (a benchmark
 // CSV like sibench's own). The parser's verdict comes back: rows, failure, notes.
 SuiteOutput record_suite_output(const PlannedRun& run, const std::string& log_path,
