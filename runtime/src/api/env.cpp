@@ -28,14 +28,8 @@ int initialize(const char* function, int required, int* provided) {
                        Runtime::finalized_flag() ? "after MPI_Finalize" : "a second time");
         abort_job(1, "MPI initialized twice");
     }
-    try {
-        Runtime::start(required);
-    } catch (const std::exception& e) {
-        // No communicator and so no error handler exists yet: this is fatal.
-        si::log::error("{}: {}", function, e.what());
-        std::fflush(stdout);
-        ::_exit(1);
-    }
+    // No communicator and so no error handler exists yet: a failure is fatal.
+    Runtime::start(function, required);
     if (provided != nullptr) *provided = Runtime::get()->thread_level;
     return MPI_SUCCESS;
 }

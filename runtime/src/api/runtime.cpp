@@ -119,11 +119,21 @@ node::GhostArea::Shape ghost_shape(const config::Settings& settings, const node:
 
 }  // namespace
 
-void Runtime::start(int required_thread_level) {
+void Runtime::start(const char* function, int required_thread_level) {
     auto runtime = std::unique_ptr<Runtime>(new Runtime);
     runtime->thread_level = std::min(required_thread_level, MPI_THREAD_MULTIPLE);
     runtime->main_thread = std::this_thread::get_id();
-    runtime->bring_up();
+    try {
+        runtime->bring_up();
+    } catch (const std::exception& e) {
+        // The cause goes on record before the half-built runtime is destroyed:
+        // that unlinks the host's segments, and a rank still opening them then
+        // fails with ENOENT and may end the job before this line is written.
+        log::error("{}: {}", function, e.what());
+        std::fflush(stdout);
+        runtime.reset();
+        ::_exit(1);
+    }
     instance_.store(runtime.release(), std::memory_order_release);
 }
 

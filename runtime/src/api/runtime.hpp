@@ -29,8 +29,9 @@ namespace si::api {
 
 class Runtime {
 public:
-    // Brings the runtime up; throws si::Error with the reason if it cannot.
-    static void start(int required_thread_level);
+    // Brings the runtime up; if it cannot, reports the reason as `function`'s
+    // and ends the process with status 1.
+    static void start(const char* function, int required_thread_level);
     // Tears it down (collective over MPI_COMM_WORLD).
     static void stop();
 
