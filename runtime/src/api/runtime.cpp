@@ -157,9 +157,6 @@ void Runtime::bring_up() {
         settings.wake = config::WakeBackend::futex;
     }
     const TransportPlan plan = plan_transports(settings, locality);
-    // Before any send: this rank rings the doorbells of the host's ranks with
-    // plain loads where the kernel lets their sleepers make the barrier.
-    wake::enable_plain_wakers();
 
     // Shared-memory set-up in three fenced steps: the first rank of the host
     // creates the segments; everyone maps them and fills its rank block; the
@@ -216,6 +213,15 @@ void Runtime::bring_up() {
         verbs = std::move(created);
     }
     bootstrap->fence();
+    const SpareCpus spare = spare_cpus();
+    // Before any send. A plain doorbell ring moves a memory barrier to the
+    // sleeper (wake_word.hpp), whose cost is an interrupt to every CPU
+    // running a registered process: cheap where the ranks have a CPU each
+    // and mostly poll, dearer than the read-modify-write it saves where they
+    // outnumber the CPUs and sleep often (4 ranks on 2 CPUs: an Ibcast of
+    // 1 MiB 340 -> 460 us). The barrier itself stays, so a host whose
+    // processes decide differently is still correct.
+    if (spare.beside_ranks >= 0) wake::enable_plain_wakers();
     if (creator) {
         region.unlink();
         shm_segment.unlink();
@@ -255,7 +261,7 @@ void Runtime::bring_up() {
     engine_options.concurrent_threads = thread_level == MPI_THREAD_MULTIPLE;
     if (settings.wait_spin_us == config::Settings::kWaitSpinAuto) {
         engine_options.wait_spin = kAutomaticWaitSpin;
-        engine_options.spare_cpus = spare_cpus();
+        engine_options.spare_cpus = spare.overall;
         engine_options.lock_waiters = &region.lock_waiters();
     }
     progress_lock->set_background_spin(engine_options.wait_spin);
@@ -319,7 +325,7 @@ void Runtime::bind_unbound_rank() {
 // kAutomaticWaitSpin, longer than a peer inside MPI takes to answer. Every
 // rank of the host reads the same blocks (filled before the last start-up
 // fence) and agrees. Negative: the host is oversubscribed from the start.
-int Runtime::spare_cpus() const {
+Runtime::SpareCpus Runtime::spare_cpus() const {
     node::CpuDemand demand;
     std::vector<int> rank_cpus;
     std::vector<int> node_members;  // per node index: its ranks on this host
@@ -339,11 +345,14 @@ int Runtime::spare_cpus() const {
     // Ghosts poll as long as they have work (progress/ghost.cpp): as helpers.
     if (settings.progress == config::ProgressMode::ghost) demand.helpers += ghost_area.shape().ghosts;
     try {
-        return node::spare_cpus(node::load_topology(), rank_cpus, demand);
+        const node::CpuTopology topology = node::load_topology();
+        return {node::spare_cpus(topology, rank_cpus, demand),
+                node::spare_cpus(topology, rank_cpus, {demand.rank_threads, 0})};
     } catch (const std::exception& error) {
-        log::warn("SI_WAIT_SPIN_US=auto: no CPU topology ({}); blocked calls sleep after {} us",
+        log::warn("no CPU topology ({}); the host counts as oversubscribed (blocked calls sleep "
+                  "after {} us)",
                   error.what(), kAutomaticWaitSpin.count());
-        return -1;
+        return {};
     }
 }
 

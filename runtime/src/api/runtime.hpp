@@ -65,7 +65,13 @@ private:
     Runtime() = default;
     void bring_up();
     void bind_unbound_rank();
-    int spare_cpus() const;
+    // CPUs of this host beyond the threads that want one all the time
+    // (node::spare_cpus): beyond everyone's, and beyond the ranks' alone.
+    struct SpareCpus {
+        int overall = -1;
+        int beside_ranks = -1;
+    };
+    SpareCpus spare_cpus() const;
     void write_stats() const;
 
     static std::atomic<Runtime*> instance_;
