@@ -19,8 +19,8 @@ namespace si::bench {
 
 class LocalNode {
   public:
-    // The runtime's defaults: SI_SHM_CELLS=32, SI_EAGER_LIMIT=16384.
-    explicit LocalNode(int ranks = 2, int cells = 32, std::size_t eager_limit = 16384);
+    // The runtime's defaults: SI_SHM_CELLS=64, SI_EAGER_LIMIT=16384.
+    explicit LocalNode(int ranks = 2, int cells = 64, std::size_t eager_limit = 16384);
     ~LocalNode();
     LocalNode(const LocalNode&) = delete;
     LocalNode& operator=(const LocalNode&) = delete;

@@ -281,10 +281,11 @@ const std::vector<Knob>& table() {
          "as it is. none: never bind.",
          "node",
          choice<Binding>({{"auto", Binding::automatic}, {"none", Binding::none}}, &Settings::bind)},
-        {"SI_SHM_CELLS", "count", "32",
+        {"SI_SHM_CELLS", "count", "64",
          "SI_PROGRESS=smart: ICB slots per pair of ranks of a host, where a message's tuple "
          "waits for helpers to see it: the most messages one rank has in flight to another "
-         "on shared memory. Other modes use no ICB and have no such limit.",
+         "on shared memory (more wait in the sender's queue, off the fast path). Other "
+         "modes use no ICB and have no such limit.",
          "transport/shm", int_in_range(&Settings::shm_cells, 2, 4096)},
         {"SI_SHM_RING_BYTES", "bytes (k/m suffix)", "128k",
          "Ring each rank sends another rank of its host through: a message takes its size "

@@ -72,7 +72,7 @@ struct Settings {
     Binding bind = Binding::automatic;
     // ICB slots per pair of ranks of a host (SmartInterrupts), and the bytes
     // of each pair's ring in the shared-memory transport.
-    int shm_cells = 32;
+    int shm_cells = 64;
     std::size_t shm_ring_bytes = std::size_t{128} * 1024;
     std::size_t shm_split_read_bytes = std::size_t{128} * 1024;  // 0: never split
     // Each rank's staging area on shared memory (transport/shm/staging.hpp):

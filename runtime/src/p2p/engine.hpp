@@ -296,6 +296,8 @@ class Engine final : private transport::Events {
     std::size_t eager_limit(int world_peer) const {
         return options_.eager_limit_of[static_cast<std::size_t>(world_peer)];
     }
+    // The most bytes any rank may send eagerly (a receive from MPI_ANY_SOURCE).
+    std::size_t smallest_eager_limit() const { return smallest_eager_limit_; }
     // Whether a standard send of `bytes` to world rank `world_peer` is eager:
     // a small message is under every transport's limit, which costs no
     // lookup on the message-rate path.

@@ -1,6 +1,9 @@
 #include "p2p/progress_lock.hpp"
 
+#include <linux/membarrier.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace si::p2p {
 
@@ -23,7 +26,48 @@ bool holder_may_run_meanwhile() {
 
 int ProgressLock::spins_worth_trying() { return holder_may_run_meanwhile() ? kSpins : 0; }
 
+bool ProgressLock::set_biased() {
+#if defined(__SANITIZE_THREAD__)
+    return false;
+#else
+    const long commands = ::syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    biased_ = commands >= 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
+              ::syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    return biased_;
+#endif
+}
+
+bool ProgressLock::try_lock_biased_in_background() {
+    background_.store(kHeld, std::memory_order_relaxed);
+    // Every thread of the process passes a full barrier: an application
+    // thread that stored kHeld before it is seen below, one that stores it
+    // after sees kHeld here in try_lock_biased() and waits.
+    if (::syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0 ||
+        word_.load(std::memory_order_acquire) != kFree) {
+        unlock_background();
+        return false;
+    }
+    return true;
+}
+
+void ProgressLock::wait_for_background() {
+    for (int spin = spins_worth_trying(); spin > 0; --spin) {
+        if (background_.load(std::memory_order_relaxed) == kFree) return;
+        cpu_relax();
+    }
+    for (;;) {
+        std::uint32_t state = background_.load(std::memory_order_relaxed);
+        if (state == kFree) return;
+        if (state == kHeld && !background_.compare_exchange_strong(state, kContended)) continue;
+        futex::wait(background_, kContended);
+    }
+}
+
 void ProgressLock::contend_as_worker() {
+    if (biased_) {
+        while (!try_lock_biased()) wait_for_background();
+        return;
+    }
     count(workers_, 1);
     if (doorbell_ != nullptr) wake::wake_if_sleeping(*backend_, *doorbell_);
     bool taken = false;

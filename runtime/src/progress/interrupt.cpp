@@ -71,7 +71,7 @@ void InterruptProgress::run() {
                     return true;
                 }
                 const int events = engine_.progress_before_sleep(armed);
-                lock.unlock();
+                lock.unlock_background();
                 if (events != 0) rechecks_with_work_.fetch_add(1, std::memory_order_relaxed);
                 return events == 0;
             });
@@ -88,7 +88,7 @@ void InterruptProgress::run() {
         const std::uint64_t before = engine_.advances();
         engine_.progress_in_background();
         const bool futile = engine_.advances() == before;
-        lock.unlock();
+        lock.unlock_background();
         if (futile) futile_wakeups_.fetch_add(1, std::memory_order_relaxed);
     }
 }

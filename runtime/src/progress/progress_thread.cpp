@@ -17,7 +17,7 @@ void ProgressThread::run() {
         int events = 0;
         if (!lock.wanted() && lock.try_lock_in_background()) {
             events = engine_.progress_in_background();
-            lock.unlock();
+            lock.unlock_background();
         }
         // After an idle pass, give the core away: the rank's own thread,
         // woken from a sleep in MPI on this core, runs now instead of after

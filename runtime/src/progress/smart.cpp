@@ -127,15 +127,21 @@ void SmartProgress::stop() {
 
 // ---- interrupt requests (called with the progress lock held) ------------------
 
+bool SmartProgress::eager_only(const p2p::Request& request) const {
+    return !request.wake_for_eager &&
+           request.bytes <= (request.peer >= 0 ? engine_.eager_limit(request.peer)
+                                               : engine_.smallest_eager_limit());
+}
+
 void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
-    const bool without_entry =
-        blocking || helper_lost_.load(std::memory_order_relaxed) || free_count_ == 0;
+    const bool without_entry = blocking || eager_only(request) ||
+                               helper_lost_.load(std::memory_order_relaxed) || free_count_ == 0;
     if (without_entry) {
         if (!blocking && free_count_ == 0) ++stats_.irb_full;
         // Counted, so that no sender delivers into this rank meanwhile: it
         // could not tell whether this receive comes first.
         request.irb_entry = kOutsideIrb;
-        block_.posted_outside_irb.fetch_add(1, std::memory_order_release);
+        add_to_own(block_.posted_outside_irb, 1);
         return;
     }
     const auto word = std::find_if(free_entries_.begin(), free_entries_.end(),
@@ -155,7 +161,7 @@ void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
     slot.value.store(pattern.value, std::memory_order_release);
     request.irb_entry = entry;
     ++stats_.interrupt_requests;
-    block_.irb_in_use.fetch_add(1, std::memory_order_release);
+    add_to_own(block_.irb_in_use, 1);
     helper_->outstanding.fetch_add(1);
     // A sleeping helper learns of the request (it may match an RTS already
     // in the ICB); one that polls sees it.
@@ -259,7 +265,7 @@ void SmartProgress::withdraw(p2p::Request& request) {
         std::uint64_t{1} << (request.irb_entry % 64);
     ++free_count_;
     request.irb_entry = -1;
-    block_.irb_in_use.fetch_sub(1, std::memory_order_release);
+    add_to_own(block_.irb_in_use, -1);
     helper_->outstanding.fetch_sub(1);
 }
 
@@ -300,7 +306,7 @@ void SmartProgress::run_interrupt_thread() {
         const std::uint64_t before = engine_.advances();
         engine_.progress_in_background();
         const bool futile = engine_.advances() == before;
-        lock.unlock();
+        lock.unlock_background();
         if (futile)
             (taken_meanwhile ? late_wakeups_ : futile_wakeups_)
                 .fetch_add(1, std::memory_order_relaxed);

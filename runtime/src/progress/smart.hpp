@@ -42,6 +42,15 @@ struct InterruptStats {
 // Request::irb_entry of a posted receive that got no IRB entry.
 inline constexpr int kOutsideIrb = -2;
 
+// For the counters of a rank's block that only its progress-lock holder
+// writes (irb_in_use, posted_outside_irb): a load and a store, ordered for
+// the helpers and senders that read them, with no read-modify-write on the
+// message path.
+inline void add_to_own(std::atomic<std::uint32_t>& counter, std::int32_t delta) {
+    counter.store(counter.load(std::memory_order_relaxed) + static_cast<std::uint32_t>(delta),
+                  std::memory_order_release);
+}
+
 class SmartProgress final : private p2p::ProgressObserver {
   public:
     SmartProgress(p2p::Engine& engine, const node::Region& region, const node::Locality& locality,
@@ -80,6 +89,10 @@ class SmartProgress final : private p2p::ProgressObserver {
     // message (RankBlock::woken_icb_slot): the application took it.
     bool message_taken_since_wake() const;
     void withdraw(p2p::Request& request);
+    // A receive that only eager data can fill: it holds no more than every
+    // possible sender sends eagerly, so no RTS of a standard send that fits
+    // ever asks for it.
+    bool eager_only(const p2p::Request& request) const;
 
     p2p::Engine& engine_;
     const node::Region& region_;

@@ -18,7 +18,7 @@ using node::DeliveryWord;
 p2p::ReceiveClaim SmartProgress::take_receive(p2p::Request& request, int peer) {
     if (request.irb_entry == kOutsideIrb) {
         request.irb_entry = -1;
-        block_.posted_outside_irb.fetch_sub(1, std::memory_order_release);
+        add_to_own(block_.posted_outside_irb, -1);
         return p2p::ReceiveClaim::taken;
     }
     if (request.irb_entry < 0) return p2p::ReceiveClaim::taken;

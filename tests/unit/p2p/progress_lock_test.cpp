@@ -1,7 +1,8 @@
 // The rank's progress lock between threads: mutual exclusion, pollers that
 // leave without the lock once their request is done, a holder that only
 // waits handing the lock to workers and taking it back, and threads that spin
-// rather than sleep while a background thread holds it on another CPU.
+// rather than sleep while a background thread holds it on another CPU; and
+// the biased lock of SmartInterrupts below MPI_THREAD_MULTIPLE.
 #include "p2p/progress_lock.hpp"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,59 @@ TEST_F(ProgressLockTest, WorkersAndPollersExcludeEachOther) {
     EXPECT_FALSE(lock_.held());
     EXPECT_FALSE(lock_.wanted());
     EXPECT_EQ(host_waiters_.load(), 0);
+}
+
+// set_biased(): one application thread at a time with plain stores, a
+// background thread with the process-wide barrier. (Under ThreadSanitizer
+// set_biased() declines and this runs the ordinary lock.)
+TEST_F(ProgressLockTest, BiasedApplicationAndBackgroundExcludeEachOther) {
+    (void)lock_.set_biased();
+    constexpr int kRounds = 200000;
+    long counter = 0;
+    long background_rounds = 0;
+    std::atomic<bool> done{false};
+    std::thread background([&] {
+        while (!done.load()) {
+            if (!lock_.try_lock_in_background()) continue;
+            ++counter;
+            ++background_rounds;
+            lock_.unlock_background();
+        }
+    });
+    for (int i = 0; i < kRounds; ++i) {
+        if (i % 2 == 0)
+            lock_.lock();
+        else
+            ASSERT_TRUE(lock_.lock_unless([] { return false; }));
+        ++counter;
+        lock_.unlock();
+    }
+    done.store(true);
+    background.join();
+    EXPECT_EQ(counter, kRounds + background_rounds);
+    EXPECT_FALSE(lock_.held());
+}
+
+TEST_F(ProgressLockTest, BiasedApplicationWaitsForABackgroundPass) {
+    (void)lock_.set_biased();
+    ASSERT_TRUE(lock_.try_lock_in_background());
+    std::atomic<bool> taken{false};
+    std::thread application([&] {
+        lock_.lock();
+        taken.store(true);
+        lock_.unlock();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(taken.load());
+    lock_.unlock_background();
+    application.join();
+    EXPECT_TRUE(taken.load());
+    // And the background steps aside while the application holds it.
+    lock_.lock();
+    EXPECT_FALSE(lock_.try_lock_in_background());
+    lock_.unlock();
+    EXPECT_TRUE(lock_.try_lock_in_background());
+    lock_.unlock_background();
 }
 
 TEST_F(ProgressLockTest, APollerLeavesWithoutTheLockOnceDone) {

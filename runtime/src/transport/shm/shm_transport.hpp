@@ -30,7 +30,7 @@ struct Layout {
     // ICB slots per ordered pair of ranks: with the ICB in use
     // (ShmTransport::publish_tuples), the most messages in flight from one
     // rank to another.
-    int cells = 32;
+    int cells = 64;
     std::size_t max_body = 0;    // largest message body
     std::size_t ring_bytes = 0;  // per ordered pair; at least min_ring_bytes(max_body)
     std::size_t staging_bytes = 0;  // per rank (staging.hpp); 0: none
