@@ -166,7 +166,8 @@ class Engine final : private transport::Events {
     // An eager message of at most eager_limit(peer) bytes to world rank `peer`
     // that leaves now if nothing waits ahead of it and the transport has
     // room, needing no request. False: nothing was sent (use isend).
-    bool send_at_once(const void* buffer, std::size_t bytes, int peer, const Tuple& tuple) {
+    [[gnu::always_inline]] bool send_at_once(const void* buffer, std::size_t bytes, int peer,
+                                             const Tuple& tuple) {
         ProgressGuard guard(lock_);
         return send_eager_at_once(buffer, bytes, peer, tuple);
     }
