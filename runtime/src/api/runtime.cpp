@@ -247,8 +247,11 @@ void Runtime::bring_up() {
     progress_lock = std::make_unique<p2p::ProgressLock>(block.progress_lock, &region.lock_waiters());
     if (settings.progress == config::ProgressMode::none && thread_level != MPI_THREAD_MULTIPLE)
         progress_lock->set_exclusive();
-    // Its interrupt thread takes the lock only when a helper woke it.
-    if (settings.progress == config::ProgressMode::smart && thread_level != MPI_THREAD_MULTIPLE)
+    // Its interrupt thread takes the lock only when a helper woke it; PEF's
+    // timer signal interrupts the thread that posted the receive, which is
+    // the only one calling MPI below MPI_THREAD_SERIALIZED.
+    if ((settings.progress == config::ProgressMode::smart && thread_level != MPI_THREAD_MULTIPLE) ||
+        (settings.progress == config::ProgressMode::pef && thread_level < MPI_THREAD_SERIALIZED))
         (void)progress_lock->set_biased();
     std::vector<transport::Transport*> transport_of(locality.world_size, shm.get());
     for (int peer : plan.verbs_peers) transport_of[static_cast<std::size_t>(peer)] = verbs.get();

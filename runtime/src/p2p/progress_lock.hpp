@@ -63,7 +63,8 @@ public:
     // asymmetric form of the store-then-load handshake. 8 B message rate in
     // `smart`, 2 ranks: 0.5x of `none` with the read-modify-writes. False
     // (and nothing changes) where the kernel cannot, or under ThreadSanitizer,
-    // which cannot see that barrier.
+    // which cannot see that barrier. A signal handler on the application's
+    // thread uses try_lock_in_signal_handler() instead, without the barrier.
     bool set_biased();
     void lock() {
         if (!try_lock()) contend_as_worker();
@@ -78,6 +79,8 @@ public:
             return;
         }
         if (biased_) {
+            // Also for a signal handler on this thread (try_lock_in_signal_handler).
+            std::atomic_signal_fence(std::memory_order_release);
             word_.store(kFree, std::memory_order_release);
             return;
         }
@@ -113,6 +116,17 @@ public:
         if (biased_) return try_lock_biased_in_background();
         if (!try_lock()) return false;
         background_cpu_.store(::sched_getcpu(), std::memory_order_relaxed);
+        return true;
+    }
+    // try_lock() for a signal handler that interrupted the only thread that
+    // takes the lock (set_biased(), a PEF timer below MPI_THREAD_SERIALIZED):
+    // that thread cannot run until the handler returns, so the word it
+    // stored is the whole truth and a free one stays free. unlock() after.
+    bool try_lock_in_signal_handler() {
+        if (!biased_) return try_lock();
+        if (word_.load(std::memory_order_relaxed) != kFree) return false;
+        word_.store(kHeld, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
         return true;
     }
     // The unlock of a background holder.

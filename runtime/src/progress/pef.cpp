@@ -95,7 +95,7 @@ void PefProgress::take_turn(Watcher& watcher) {
     ++watcher.turns;
     p2p::ProgressLock& lock = engine_.lock();
     watcher.armed.store(false);
-    const bool in_mpi = !lock.try_lock();
+    const bool in_mpi = !lock.try_lock_in_signal_handler();
     bool watching = true;
     if (in_mpi) {
         // The application is inside MPI and progresses by itself. A thread
