@@ -165,9 +165,9 @@ public:
 private:
     static constexpr std::uint32_t kFree = 0, kHeld = 1, kContended = 2, kReserved = 3;
 
-    // set_biased(): the application's side, which sees the background's
-    // flag after storing its own (or the background's barrier makes the
-    // background see the application's), and the background's.
+    // set_biased(), the application's side: store, then look at the
+    // background's flag; the background's barrier between its own store and
+    // its look makes at least one of the two see the other.
     bool try_lock_biased() {
         word_.store(kHeld, std::memory_order_relaxed);
         std::atomic_signal_fence(std::memory_order_seq_cst);

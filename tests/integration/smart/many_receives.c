@@ -5,6 +5,8 @@
  * (`interrupt_requests`); the rest are counted in `irb_full`. With
  * SI_IRB_ENTRIES=128 none may find the IRB full, and the data must arrive
  * while rank 1 computes (the receives finish within the compute time).
+ * Before them rank 1 posts kSmall 8-byte receives (one from MPI_ANY_SOURCE),
+ * which only eager data can fill: they take no entry, and are not counted.
  * Every payload is checked.
  *
  *   many_receives          (SI_IRB_ENTRIES in the environment sets the IRB)
@@ -16,7 +18,7 @@
 #include "stats.h"
 #include "work.h"
 
-enum { kReceives = 100, kBytes = 65536 };
+enum { kReceives = 100, kBytes = 65536, kSmall = 4, kSmallTag = 1000 };
 
 static int check(int nranks, const int* notes) {
     (void)nranks;
@@ -58,12 +60,22 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char* buffers = malloc((size_t)kReceives * kBytes);
     MPI_Request requests[kReceives];
+    double small[kSmall] = {0};
+    MPI_Request small_requests[kSmall];
+    if (rank == 1)
+        for (int i = 0; i < kSmall; ++i)
+            MPI_Irecv(&small[i], 1, MPI_DOUBLE, i == 0 ? MPI_ANY_SOURCE : 0, kSmallTag + i,
+                      MPI_COMM_WORLD, &small_requests[i]);
     if (rank == 1)
         for (int i = 0; i < kReceives; ++i)
             MPI_Irecv(buffers + (size_t)i * kBytes, kBytes, MPI_CHAR, 0, i, MPI_COMM_WORLD,
                       &requests[i]);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
+        for (int i = 0; i < kSmall; ++i) {
+            small[i] = 0.5 + i;
+            MPI_Send(&small[i], 1, MPI_DOUBLE, 1, kSmallTag + i, MPI_COMM_WORLD);
+        }
         for (int i = 0; i < kReceives; ++i) {
             memset(buffers + (size_t)i * kBytes, 'a' + i % 26, kBytes);
             MPI_Isend(buffers + (size_t)i * kBytes, kBytes, MPI_CHAR, 1, i, MPI_COMM_WORLD,
@@ -78,6 +90,9 @@ int main(int argc, char** argv) {
             finished_in_work = all_arrived(buffers);
         }
         MPI_Waitall(kReceives, requests, MPI_STATUSES_IGNORE);
+        MPI_Waitall(kSmall, small_requests, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < kSmall; ++i)
+            errs += MT_CHECK(small[i] == 0.5 + i, "small receive %d holds %g", i, small[i]);
         for (int i = 0; i < kReceives; ++i)
             errs += MT_CHECK(buffers[(size_t)i * kBytes] == 'a' + i % 26 &&
                                  buffers[(size_t)i * kBytes + kBytes - 1] == 'a' + i % 26,
