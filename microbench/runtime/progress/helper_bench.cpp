@@ -1,9 +1,9 @@
 // A helper's scan of one rank (progress/helper.cpp, examine_rank): the rank's
 // interrupt thread sleeps, its IRB holds `requests` interrupt requests and its
-// ICB `rts` RTS tuples (of 64 slots: two ranks x 32 cells). Without a match
-// the scan compares every RTS with every request; with one, it also wakes the
-// thread (a futex wake, nobody waiting here), whose word is reset to sleeping
-// for the next iteration.
+// ICB `rts` RTS tuples (of 128 slots: two ranks x SI_SHM_CELLS's default 64).
+// Without a match the scan compares every RTS with every request; with one,
+// it also wakes the thread (a futex wake, nobody waiting here), whose word is
+// reset to sleeping for the next iteration.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -18,7 +18,7 @@ namespace si::bench {
 namespace {
 
 constexpr int kRank = 1;
-constexpr std::size_t kIcbSlots = 64;
+constexpr std::size_t kIcbSlots = 128;
 
 struct ScannedRank {
     node::Region region = node::Region::create(unique_job_id(), 2, kIcbSlots);
