@@ -47,14 +47,16 @@ bool ProgressLock::try_lock_biased_in_background() {
         unlock_background();
         return false;
     }
+    background_cpu_.store(::sched_getcpu(), std::memory_order_relaxed);
     return true;
 }
 
 void ProgressLock::wait_for_background() {
-    for (int spin = spins_worth_trying(); spin > 0; --spin) {
-        if (background_.load(std::memory_order_relaxed) == kFree) return;
-        cpu_relax();
-    }
+    // As a worker would: polls while the pass runs on another CPU, within the
+    // budget, rather than paying a cross-CPU wake-up after it.
+    if (spin_while_background_runs(
+            [&] { return background_.load(std::memory_order_relaxed) == kFree; }))
+        return;
     for (;;) {
         std::uint32_t state = background_.load(std::memory_order_relaxed);
         if (state == kFree) return;

@@ -132,6 +132,7 @@ public:
     // The unlock of a background holder.
     void unlock_background() {
         if (biased_) {
+            background_cpu_.store(-1, std::memory_order_relaxed);
             if (background_.exchange(kFree) == kContended) futex::wake(background_, kEveryone);
             wake_pollers_unfenced();  // the exchange orders it after the release
             return;
