@@ -196,6 +196,7 @@ function(si_add_mpi_test)
     list(APPEND T_LABELS tsan)
   endif()
   foreach(launcher IN LISTS T_LAUNCHERS)
+    set(run_options "")
     if(launcher STREQUAL "sirun")
       # sirun's own timeout ends a hung job cleanly (and reports which ranks were
       # still running) a little before CTest would kill it.
@@ -225,6 +226,9 @@ function(si_add_mpi_test)
         continue()
       endif()
       # Open MPI refuses root unless told twice (CI runs as root).
+      # Its PMIx client sometimes fails to reach mpirun's server on a loaded
+      # machine before the program starts: that launch is run once more.
+      set(run_options --relaunch-on "OPAL ERROR: Unreachable")
       set(cmd env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
               ${SI_OPENMPI_RUN} -n ${T_NPROCS} --oversubscribe
               $<TARGET_FILE:${T_PROGRAM}.openmpi> ${T_ARGS})
@@ -233,7 +237,7 @@ function(si_add_mpi_test)
               "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, abi, mpich, openmpi)")
     endif()
     set(test_name ${launcher}.${T_NAME})
-    add_test(NAME ${test_name} COMMAND ${SI_RUN_MPI_TEST} -- ${cmd})
+    add_test(NAME ${test_name} COMMAND ${SI_RUN_MPI_TEST} ${run_options} -- ${cmd})
     set_tests_properties(${test_name} PROPERTIES
       TIMEOUT ${T_TIMEOUT}
       LABELS "${T_LABELS}"

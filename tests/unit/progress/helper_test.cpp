@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+
+#include <atomic>
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "p2p/tuple.hpp"
@@ -15,6 +20,17 @@ namespace {
 using p2p::MatchSpec;
 using p2p::MessageKind;
 using p2p::Tuple;
+
+// Whether thread `tid` of this process is blocked in the kernel (state S in
+// /proc): a helper there has taken its last look and waits on its word.
+bool blocked_in_kernel(pid_t tid) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t name_end = line.rfind(')');
+    return name_end != std::string::npos && name_end + 2 < line.size() &&
+           line[name_end + 2] == 'S';
+}
 
 // A node region of two ranks, as a helper sees it.
 class HelperTest : public ::testing::Test {
@@ -162,10 +178,19 @@ TEST_F(HelperTest, HelperRungBySendersSleepsWithRequestsAndWakesOnTheRing) {
     rank_block(0).interrupt_word.store(wake::kSleeping);
     request(0, 0, MatchSpec{1, 1, 5});
     counters().outstanding.store(1);
-    std::thread helper([&] { run_helper(region_, *backend_, assignment); });
-    // No RTS for the request: after its polling period the helper sleeps.
+    std::atomic<pid_t> helper_tid{0};
+    std::thread helper([&] {
+        helper_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
+        run_helper(region_, *backend_, assignment);
+    });
+    // No RTS for the request: after its polling period the helper sleeps. Its
+    // word reads `sleeping` before its last look; only once it waits in the
+    // kernel has that look passed, so that the RTS below is the ring's to
+    // announce (an earlier RTS the helper would see itself, unrung).
     while (counters().request_sleeps.load() == 0) std::this_thread::yield();
-    while (wake::state_of(counters().word.load()) != wake::kSleeping) std::this_thread::yield();
+    while (wake::state_of(counters().word.load()) != wake::kSleeping ||
+           !blocked_in_kernel(helper_tid.load()))
+        std::this_thread::yield();
     EXPECT_EQ(counters().wakes.load(), 0u);
     // A sender deposits the RTS, then rings: the helper wakes the rank's thread.
     arrive(0, 2, Tuple{MessageKind::rts, 1, 1, 5});
