@@ -68,6 +68,10 @@ struct alignas(64) RankBlock {
     // Posted receives with no IRB entry (blocking ones, or the IRB was full):
     // while there are any, no sender may deliver into this rank directly.
     std::atomic<std::uint32_t> posted_outside_irb;
+    // Every receive posted, counted before it is published: a sender that
+    // scans the IRB for the first matching receive keeps its claim only if
+    // this did not change meanwhile (progress/receive_claim.hpp).
+    std::atomic<std::uint32_t> receives_posted;
     // One-sided SmartInterrupts (rma/), the thesis' IRD: the peers (bit:
     // world rank % 64) whose signal (a grant, a lock, a fence) this rank
     // waits for with operations recorded for when it comes; each signal of

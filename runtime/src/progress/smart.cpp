@@ -134,6 +134,7 @@ bool SmartProgress::eager_only(const p2p::Request& request) const {
 }
 
 void SmartProgress::receive_posted(p2p::Request& request, bool blocking) {
+    add_to_own(block_.receives_posted, 1);
     const bool without_entry = blocking || eager_only(request) ||
                                helper_lost_.load(std::memory_order_relaxed) || free_count_ == 0;
     if (without_entry) {

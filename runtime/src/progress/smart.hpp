@@ -43,9 +43,9 @@ struct InterruptStats {
 inline constexpr int kOutsideIrb = -2;
 
 // For the counters of a rank's block that only its progress-lock holder
-// writes (irb_in_use, posted_outside_irb): a load and a store, ordered for
-// the helpers and senders that read them, with no read-modify-write on the
-// message path.
+// writes (irb_in_use, posted_outside_irb, receives_posted): a load and a
+// store, ordered for the helpers and senders that read them, with no
+// read-modify-write on the message path.
 inline void add_to_own(std::atomic<std::uint32_t>& counter, std::int32_t delta) {
     counter.store(counter.load(std::memory_order_relaxed) + static_cast<std::uint32_t>(delta),
                   std::memory_order_release);

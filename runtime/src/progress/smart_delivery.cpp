@@ -6,8 +6,7 @@
 // happens under its progress lock; a sender reads it without, and relies on
 // the sequence number in `delivery` to tell a posting from a later one that
 // reuses the entry.
-#include <limits>
-
+#include "progress/receive_claim.hpp"
 #include "progress/smart.hpp"
 
 namespace si::progress {
@@ -54,47 +53,15 @@ p2p::Delivery SmartProgress::delivery_of(p2p::Request& request) {
 std::optional<p2p::DirectTarget> SmartProgress::claim_receive(int peer, std::uint64_t tuple) {
     const int local = local_of_world_[static_cast<std::size_t>(peer)];
     if (local < 0 || local == local_index_) return std::nullopt;
-    node::RankBlock& receiver = region_.rank_block(local);
-    // Only a receiver that computes: one inside MPI progresses by itself.
-    if (receiver.progress_lock.load(std::memory_order_acquire) != 0 ||
-        receiver.irb_in_use.load(std::memory_order_acquire) == 0 ||
-        receiver.posted_outside_irb.load(std::memory_order_acquire) != 0)
+    const node::RankBlock& receiver = region_.rank_block(local);
+    const ReceiverLook look = look_at_receiver(receiver);
+    std::optional<p2p::DirectTarget> target =
+        claim_first_match(region_, local, look, tuple, world_rank_, peer);
+    if (target && posted_since(receiver, look)) {
+        finish_claim(*target, 0, false);  // the receiver may wait for it already
         return std::nullopt;
-    // The first posted receive this message matches: the open matching entry
-    // with the lowest sequence. Any entry read inconsistently (changing under
-    // us) ends the attempt: skipping it could pick a later receive.
-    node::InterruptRequest* irb = region_.irb(local);
-    int best = -1;
-    std::uint64_t best_word = 0, address = 0, capacity = 0;
-    std::uint64_t best_sequence = std::numeric_limits<std::uint64_t>::max();
-    for (int e = 0; e < static_cast<int>(region_.irb_entries()); ++e) {
-        node::InterruptRequest& slot = irb[e];
-        const std::uint64_t value = slot.value.load(std::memory_order_acquire);
-        if (value == 0) continue;
-        const std::uint64_t word = slot.delivery.load(std::memory_order_acquire);
-        const std::uint64_t mask = slot.mask.load(std::memory_order_acquire);
-        const std::uint64_t slot_address = slot.address.load(std::memory_order_relaxed);
-        const std::uint64_t slot_capacity = slot.capacity.load(std::memory_order_relaxed);
-        if (slot.delivery.load(std::memory_order_acquire) != word ||
-            slot.value.load(std::memory_order_acquire) != value)
-            return std::nullopt;
-        const DeliveryWord seen = DeliveryWord::unpack(word);
-        if (seen.state != DeliveryState::open || !p2p::InterruptPattern{value, mask}.asked_by(tuple))
-            continue;
-        if (seen.sequence < best_sequence) {
-            best = e;
-            best_sequence = seen.sequence;
-            best_word = word;
-            address = slot_address;
-            capacity = slot_capacity;
-        }
     }
-    // No address: the receive lies in pieces, which only its owner reads into.
-    if (best < 0 || (address == 0 && capacity > 0)) return std::nullopt;
-    const std::uint64_t claimed = DeliveryWord{best_sequence, world_rank_, DeliveryState::claimed}.pack();
-    if (!irb[best].delivery.compare_exchange_strong(best_word, claimed, std::memory_order_seq_cst))
-        return std::nullopt;
-    return p2p::DirectTarget{address, capacity, peer, best};
+    return target;
 }
 
 void SmartProgress::finish_claim(const p2p::DirectTarget& target, std::size_t written, bool ok) {
