@@ -3,22 +3,25 @@
 #   si_add_unit_test(<name> SOURCES ... LIBS ... [LABELS ...])
 #       GoogleTest executable, every test case registered with CTest (label unit,
 #       or unit-tsan with LABELS tsan: race-prone code for the ThreadSanitizer run).
-#   si_add_mpi_program(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi | none])
+#   si_add_mpi_program(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi | none] [STANDARD_ABI])
 #       Builds one MPI source against this runtime (<name>) and against each
 #       installed baseline MPI named in BASELINES (default: mpich):
 #       <name>.mpich against Debian's MPICH, <name>.openmpi against Debian's
 #       Open MPI. A library in LIBS that has a twin for that baseline
 #       (si_add_mpi_library) is replaced by the twin.
+#       With STANDARD_ABI, also <name>.stdabi, against the MPI standard ABI
+#       (libmpi_abi and its mpi.h).
 #   si_add_mpi_library(<name> SOURCES ... [LIBS ...] [BASELINES mpich openmpi])
 #       A static library written against mpi.h, built the same ways.
 #   si_mpi_twins(<out> <name>)
 #       <name> and those of its twins that exist.
 #   si_add_mpi_test(NAME <test> PROGRAM <prog> NPROCS <n> [ARGS ...] [ENV K=V ...]
-#                   [LAUNCHERS sirun hydra abi mpich openmpi] [TIMEOUT s] [LABELS ...])
+#                   [LAUNCHERS sirun hydra abi stdabi mpich openmpi] [TIMEOUT s] [LABELS ...])
 #       One CTest test per launcher: sirun (this runtime under the project's
 #       launcher), hydra (this runtime under mpiexec.hydra), abi (the MPICH
-#       build on this runtime through the MPICH ABI, sirun --abi mpich), mpich
-#       (the MPICH build under mpiexec.hydra, the reference) and openmpi (the
+#       build on this runtime through the MPICH ABI, sirun --abi mpich), stdabi
+#       (the STANDARD_ABI build on this runtime, libmpi_abi), mpich (the MPICH
+#       build under mpiexec.hydra, the reference) and openmpi (the
 #       Open MPI build under mpirun.openmpi). A test passes when the
 #       launcher exits 0 and the output has the line "No Errors", which rank 0
 #       prints after MPI_Finalize (SI_RUN_MPI_TEST checks both).
@@ -122,9 +125,16 @@ function(_si_wanted_baselines out)
 endfunction()
 
 function(si_add_mpi_program name)
-  cmake_parse_arguments(P "" "" "SOURCES;LIBS;BASELINES" ${ARGN})
+  cmake_parse_arguments(P "STANDARD_ABI" "" "SOURCES;LIBS;BASELINES" ${ARGN})
   add_executable(${name} ${P_SOURCES})
   target_link_libraries(${name} PRIVATE simpi ${P_LIBS} si_warnings)
+  if(P_STANDARD_ABI)
+    # <name>.stdabi: compiled against the MPI standard ABI's mpi.h, linked
+    # with libmpi_abi (launcher stdabi).
+    add_executable(${name}.stdabi ${P_SOURCES})
+    target_include_directories(${name}.stdabi BEFORE PRIVATE ${SI_ABI_INCLUDE_DIR})
+    target_link_libraries(${name}.stdabi PRIVATE mpi_abi ${P_LIBS} si_warnings)
+  endif()
   _si_wanted_baselines(baselines ${P_BASELINES})
   foreach(baseline IN LISTS baselines)
     _si_baseline_libs(libs ${baseline} ${P_LIBS})
@@ -151,7 +161,7 @@ endfunction()
 
 function(si_mpi_twins out name)
   set(targets ${name})
-  foreach(baseline IN LISTS SI_FOUND_BASELINES)
+  foreach(baseline IN LISTS SI_FOUND_BASELINES ITEMS stdabi)
     if(TARGET ${name}.${baseline})
       list(APPEND targets ${name}.${baseline})
     endif()
@@ -216,6 +226,14 @@ function(si_add_mpi_test)
       math(EXPR job_timeout "${T_TIMEOUT} - 5")
       set(cmd $<TARGET_FILE:sirun> --abi mpich --timeout ${job_timeout} -n ${T_NPROCS}
               $<TARGET_FILE:${T_PROGRAM}.mpich> ${T_ARGS})
+    elseif(launcher STREQUAL "stdabi")
+      # The standard-ABI build on this runtime (libmpi_abi).
+      if(NOT TARGET ${T_PROGRAM}.stdabi)
+        continue()
+      endif()
+      math(EXPR job_timeout "${T_TIMEOUT} - 5")
+      set(cmd $<TARGET_FILE:sirun> --timeout ${job_timeout} -n ${T_NPROCS}
+              $<TARGET_FILE:${T_PROGRAM}.stdabi> ${T_ARGS})
     elseif(launcher STREQUAL "mpich")
       if(NOT SI_HYDRA OR NOT TARGET ${T_PROGRAM}.mpich)
         continue()
@@ -234,7 +252,7 @@ function(si_add_mpi_test)
               $<TARGET_FILE:${T_PROGRAM}.openmpi> ${T_ARGS})
     else()
       message(FATAL_ERROR
-              "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, abi, mpich, openmpi)")
+              "si_add_mpi_test: unknown launcher '${launcher}' (sirun, hydra, abi, stdabi, mpich, openmpi)")
     endif()
     set(test_name ${launcher}.${T_NAME})
     add_test(NAME ${test_name} COMMAND ${SI_RUN_MPI_TEST} ${run_options} -- ${cmd})
@@ -285,8 +303,9 @@ function(si_parse_testlist_line file line)
 endfunction()
 
 # Reads a testlist (si_parse_testlist_line) and registers each line for every
-# progression mode, and unless NO_REFERENCE once against MPICH and, in modes
-# none and smart_h1, as the MPICH build on this runtime (launcher abi).
+# progression mode, and unless NO_REFERENCE once against MPICH, in modes
+# none and smart_h1 as the MPICH build on this runtime (launcher abi), and in
+# mode smart_h1 as the standard-ABI build where there is one (launcher stdabi).
 # A mode is an SI_PROGRESS value, optionally with a helper count: smart_h2
 # runs SI_PROGRESS=smart SI_HELPERS=2. Runs in modes thread, interrupt and
 # smart_h1 also carry the label tsan: a background thread is where threads of
@@ -329,6 +348,12 @@ function(si_add_testlist file)
                       NPROCS ${nprocs} ARGS ${args} ENV ${env} ${mode_env}
                       LAUNCHERS abi LABELS integration abi)
     endforeach()
+    # Built against the standard ABI (STANDARD_ABI), in one mode: what it
+    # tests is the translation, which no mode changes.
+    _si_mode_env(mode_env smart_h1)
+    si_add_mpi_test(NAME ${program}.np${nprocs}${suffix}.smart_h1 PROGRAM ${program}
+                    NPROCS ${nprocs} ARGS ${args} ENV ${env} ${mode_env}
+                    LAUNCHERS stdabi LABELS integration stdabi)
   endforeach()
 endfunction()
 

@@ -1,7 +1,8 @@
 # Checks that every #include "layer/..." in runtime/src points down the layer
 # order, never up or sideways:
 #   base -> wake, bootstrap -> node -> transport -> p2p -> datatype, coll, rma -> progress -> api
-# and fortran, which uses only mpi.h.
+# and fortran, which uses only mpi.h, and abi (the standard ABI), which calls the
+# api layer's entry points only through their renamed symbols.
 # Run as: cmake -DSOURCE_DIR=<runtime/src> -P layering.cmake
 cmake_minimum_required(VERSION 3.25)
 set(allowed_base base)
@@ -16,8 +17,9 @@ set(allowed_rma base wake bootstrap node transport p2p datatype rma)
 set(allowed_progress base wake bootstrap node transport p2p progress)
 set(allowed_api base wake bootstrap node transport p2p datatype coll rma progress api)
 set(allowed_fortran fortran)
+set(allowed_abi abi)
 
-set(layers base wake bootstrap node transport p2p datatype coll rma progress api fortran)
+set(layers base wake bootstrap node transport p2p datatype coll rma progress api fortran abi)
 set(violations 0)
 foreach(layer IN LISTS layers)
   file(GLOB_RECURSE files ${SOURCE_DIR}/${layer}/*.hpp ${SOURCE_DIR}/${layer}/*.cpp)
