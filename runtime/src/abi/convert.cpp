@@ -48,45 +48,33 @@ constexpr ConstantPair kRemovedCombiners[] = {
     {Constants::combiner, std_::mpi_combiner_struct, MPI_COMBINER_STRUCT_INTEGER},
 };
 
-// Every standard handle value is below this; a handle the runtime created
-// converts by a cast.
-constexpr unsigned kStandardHandles = 0x400;
-
-struct HandleTables {
-    std::array<int, kStandardHandles> native_of{};      // by standard value
-    std::array<HandlePair, std::size(kHandles)> sorted;  // by native value
-
-    HandleTables() {
-        for (const HandlePair& pair : kHandles)
-            native_of[static_cast<unsigned>(pair.standard)] = pair.native;
-        std::copy(std::begin(kHandles), std::end(kHandles), sorted.begin());
-        // Stable: of the standard names the runtime gives one value (its
-        // MPI_DATATYPE_NULL for types it lacks), the first in the table wins.
-        std::stable_sort(sorted.begin(), sorted.end(),
-                  [](const HandlePair& a, const HandlePair& b) { return a.native < b.native; });
-    }
-};
-const HandleTables& handle_tables() {
-    static const HandleTables tables;
-    return tables;
+constexpr std::array<int, kStandardHandles> native_of_standard() {
+    std::array<int, kStandardHandles> table{};
+    for (const HandlePair& pair : kHandles) table[static_cast<std::size_t>(pair.standard)] = pair.native;
+    return table;
 }
 
-bool created_at_run_time(int native) { return (static_cast<unsigned>(native) >> 30) == 3; }
+// The pairs by the runtime's value. Stable: of the standard names the runtime
+// gives one value (its MPI_DATATYPE_NULL for types it lacks), the first in
+// the table wins.
+const std::array<HandlePair, std::size(kHandles)>& sorted_by_native() {
+    static const auto sorted = [] {
+        std::array<HandlePair, std::size(kHandles)> pairs;
+        std::copy(std::begin(kHandles), std::end(kHandles), pairs.begin());
+        std::stable_sort(pairs.begin(), pairs.end(),
+                         [](const HandlePair& a, const HandlePair& b) { return a.native < b.native; });
+        return pairs;
+    }();
+    return sorted;
+}
 
 }  // namespace
 
-int native_handle(const void* handle) {
-    const auto value = reinterpret_cast<std::uintptr_t>(handle);
-    if (value >= kStandardHandles) return static_cast<int>(static_cast<std::uint32_t>(value));
-    // 0 and the standard's unused values: no handle (the runtime says which call).
-    return handle_tables().native_of[value];
-}
+constinit const std::array<int, kStandardHandles> kNativeOfStandard = native_of_standard();
 
-void* abi_handle(int native) {
+void* standard_of_native(int native) {
     if (native == MPI_REQUEST_NULL) return reinterpret_cast<void*>(std_::mpi_request_null);
-    if (created_at_run_time(native))
-        return reinterpret_cast<void*>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(native)));
-    const auto& sorted = handle_tables().sorted;
+    const auto& sorted = sorted_by_native();
     const auto it = std::lower_bound(sorted.begin(), sorted.end(), native,
                                      [](const HandlePair& p, int v) { return p.native < v; });
     if (it != sorted.end() && it->native == native)
@@ -132,24 +120,22 @@ void status_out(const NativeStatus& native, Status* status) {
     status->internal[1] = native.count_hi_and_cancelled;
 }
 
-int rank_in(int rank) {
-    if (rank >= 0) return rank;
+int special_rank_in(int rank) {
     if (rank == std_::mpi_any_source) return MPI_ANY_SOURCE;
     if (rank == std_::mpi_proc_null) return MPI_PROC_NULL;
     if (rank == std_::mpi_root) return MPI_ROOT;
     return rank;
 }
 
-int rank_out(int rank) {
-    if (rank >= 0) return rank;
+int special_rank_out(int rank) {
     if (rank == MPI_ANY_SOURCE) return std_::mpi_any_source;
     if (rank == MPI_PROC_NULL) return std_::mpi_proc_null;
     if (rank == MPI_ROOT) return std_::mpi_root;
     return rank;
 }
 
-int tag_in(int tag) { return tag == std_::mpi_any_tag ? MPI_ANY_TAG : tag; }
-int tag_out(int tag) { return tag == MPI_ANY_TAG ? std_::mpi_any_tag : tag; }
+int special_tag_in(int tag) { return tag == std_::mpi_any_tag ? MPI_ANY_TAG : tag; }
+int special_tag_out(int tag) { return tag == MPI_ANY_TAG ? std_::mpi_any_tag : tag; }
 
 namespace {
 

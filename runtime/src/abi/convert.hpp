@@ -11,6 +11,7 @@
 // table built from both headers' names (standard.py, include/mpi.h).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -44,9 +45,24 @@ struct Status {
     int internal[5];  // the runtime's count and cancelled bit
 };
 
-// Handles: predefined ones through the table, others by a cast.
-int native_handle(const void* handle);
-void* abi_handle(int native);
+// Handles: predefined ones through the table, others by a cast (inline: a
+// message passes several).
+inline constexpr std::uintptr_t kStandardHandles = 0x400;  // above every standard value
+// The runtime's handle of each standard value; 0 (no handle) where the
+// standard has none or the runtime lacks it. Constant-initialized.
+extern const std::array<int, kStandardHandles> kNativeOfStandard;
+void* standard_of_native(int native);
+inline int native_handle(const void* handle) {
+    const auto value = reinterpret_cast<std::uintptr_t>(handle);
+    return value >= kStandardHandles ? static_cast<int>(static_cast<std::uint32_t>(value))
+                                     : kNativeOfStandard[value];
+}
+inline void* abi_handle(int native) {
+    // Bits 30-31 set: a handle the runtime created (include/mpi.h).
+    return (static_cast<unsigned>(native) >> 30) == 3
+               ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(native)))
+               : standard_of_native(native);
+}
 // MPI_MESSAGE_NULL: the runtime's value is MPI_REQUEST_NULL's, as in MPICH.
 void* abi_message_handle(int native);
 template <typename Handle>
@@ -68,11 +84,16 @@ NativeStatus* native_status_ignore();
 void status_in(const Status* status, NativeStatus* native);
 void status_out(const NativeStatus& native, Status* status);
 
-// Ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) and tags (MPI_ANY_TAG).
-int rank_in(int rank);
-int rank_out(int rank);
-int tag_in(int tag);
-int tag_out(int tag);
+// Ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) and tags (MPI_ANY_TAG):
+// only negative values differ.
+int special_rank_in(int rank);
+int special_rank_out(int rank);
+int special_tag_in(int tag);
+int special_tag_out(int tag);
+inline int rank_in(int rank) { return rank >= 0 ? rank : special_rank_in(rank); }
+inline int rank_out(int rank) { return rank >= 0 ? rank : special_rank_out(rank); }
+inline int tag_in(int tag) { return tag >= 0 ? tag : special_tag_in(tag); }
+inline int tag_out(int tag) { return tag >= 0 ? tag : special_tag_out(tag); }
 
 // Error classes and codes; a class or code the program added maps by offset.
 int error_in(int code);
@@ -103,11 +124,12 @@ int assert_in(int assert_bits);  // MPI_MODE_NO* bits
 int darg_in(int darg);
 int darg_out(int darg);
 
-// Arrays converted for one call: on the stack up to N elements.
-template <typename T, std::size_t N = 32>
+// Arrays converted for one call: on the stack up to N elements (the caller
+// writes every element it reads).
+template <typename T, std::size_t N = 128>
 class CallArray {
   public:
-    explicit CallArray(std::size_t size) : data_(size <= N ? local_ : new T[size]()) {}
+    explicit CallArray(std::size_t size) : data_(size <= N ? local_ : new T[size]) {}
     ~CallArray() {
         if (data_ != local_) delete[] data_;
     }
@@ -117,7 +139,7 @@ class CallArray {
     T* data() { return data_; }
 
   private:
-    T local_[N] = {};
+    T local_[N];
     T* data_;
 };
 

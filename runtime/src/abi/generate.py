@@ -83,6 +83,10 @@ CONSTANT_ARRAYS = {"array_of_distribs": ("si::abi::constant_in(si::abi::Constant
 RANK_ARRAYS = {"ranks1": "n", "ranks2": "n"}
 WEIGHTS = {"weights", "sourceweights", "destweights"}
 BUFFERS = {"sendbuf", "recvbuf"}
+# Calls that read the handle they are given a pointer to (and may change it);
+# in all others a handle pointer is only written.
+READS_HANDLE = {"MPI_Wait", "MPI_Test", "MPI_Cancel", "MPI_Start", "MPI_Request_free",
+                "MPI_Mrecv", "MPI_Imrecv", "MPI_Type_commit", "MPI_Comm_disconnect"}
 # Lengths of handle and status arrays, by call.
 ARRAY_LENGTHS = {"MPI_Waitsome": "incount", "MPI_Testsome": "incount",
                  "MPI_Type_get_contents": "max_datatypes"}
@@ -150,10 +154,15 @@ def wrapper(ret, name, params):
                 post.append(f"for (int i = 0; i < {length}; ++i) "
                             f"{n}[i] = si::abi::to_abi<{HANDLE_KINDS[kind]}*>({n}_n[i]);")
         elif kind and is_pointer:  # one handle, in and out
-            pre.append(f"int {n}_n = {n} ? si::abi::native_handle(*{n}) : 0;")
+            reads = name in READS_HANDLE or name.endswith("_free") or "const" in t
+            pre.append(f"int {n}_n = {n} ? si::abi::native_handle(*{n}) : 0;" if reads else
+                       f"int {n}_n = 0;")
             args.append(f"{n} ? &{n}_n : nullptr")
+            # A handle only written: left as it was unless the runtime wrote
+            # one (no handle of the runtime is 0).
             if "const" not in t:
-                post.append(f"if ({n}) *{n} = si::abi::to_abi<{HANDLE_KINDS[kind]}*>({n}_n);")
+                post.append(f"if ({n}{'' if reads else f' && {n}_n != 0'}) "
+                            f"*{n} = si::abi::to_abi<{HANDLE_KINDS[kind]}*>({n}_n);")
         elif kind:
             args.append(f"si::abi::native_handle({n})")
         elif "MPI_Status" in t and a:  # statuses of an array of requests

@@ -47,14 +47,15 @@ std::vector<std::vector<int>> core_binding(int ranks) {
     return cpus;
 }
 
-// The folder that holds this runtime's library under MPICH's names
-// (libmpich.so.12, libmpi.so.12), beside the library folder next to this
-// sirun's own: a program built by MPICH's compilers finds it there first.
-std::filesystem::path mpich_abi_folder() {
+// The folder that holds this runtime's library under another ABI's name
+// (lib/mpich-abi: libmpich.so.12, libmpi.so.12; lib/standard-abi:
+// libmpi_abi.so.1), beside the library folder next to this sirun's own: a
+// program built for that ABI finds it there first.
+std::filesystem::path abi_folder(const std::string& abi) {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error) si::fail("cannot tell where sirun is (/proc/self/exe: {})", error.message());
-    return self.parent_path().parent_path() / "lib" / "mpich-abi";
+    return self.parent_path().parent_path() / "lib" / (abi + "-abi");
 }
 
 // LD_LIBRARY_PATH for the ranks with `folder` first.
@@ -100,7 +101,7 @@ int run(int argc, char** argv) {
     std::vector<std::string> env;
     std::string bind = "none";
     std::string abi = "native";
-    std::string abi_library;  // --abi mpich: the library the program will get
+    std::string abi_library;  // --abi mpich|standard: the library the program will get
     bool info = false;
     app.add_option("-n,--np", ranks, "Number of ranks (at least 1)");
     app.add_option("--helpers", helpers, "Helper processes per node (sets SI_HELPERS for the ranks)")
@@ -121,8 +122,10 @@ int run(int argc, char** argv) {
                    "libmpich.so.12 or libmpi.so.12) on this runtime, by putting its "
                    "lib/mpich-abi folder first in the ranks' LD_LIBRARY_PATH, after naming "
                    "the MPI functions the program refers to that this runtime lacks; "
+                   "standard: the same for a program built for the MPI standard ABI "
+                   "(libmpi_abi.so.1, lib/standard-abi); "
                    "native: leave LD_LIBRARY_PATH alone")
-        ->check(CLI::IsMember({"native", "mpich"}))
+        ->check(CLI::IsMember({"native", "mpich", "standard"}))
         ->capture_default_str();
     app.add_option("--env", env, "Set K=V in the ranks' environment (repeatable)")
         ->allow_extra_args(false)
@@ -174,16 +177,19 @@ int run(int argc, char** argv) {
     // Longer than any job, and short enough for the clock arithmetic.
     constexpr double kLongestTimeout = 1e8;
     options.timeout_seconds = std::min(timeout, kLongestTimeout);
-    if (abi == "mpich") {
+    if (abi != "native") {
+        const bool mpich = abi == "mpich";
+        const char* library = mpich ? "libmpich.so.12" : "libmpi_abi.so.1";
         try {
-            const std::filesystem::path folder = mpich_abi_folder();
-            if (!std::filesystem::exists(folder / "libmpich.so.12"))
-                si::fail("{} has no libmpich.so.12 (build the simpi target)", folder.string());
+            const std::filesystem::path folder = abi_folder(abi);
+            if (!std::filesystem::exists(folder / library))
+                si::fail("{} has no {} (build the {} target)", folder.string(), library,
+                         mpich ? "simpi" : "mpi_abi");
             // First, so that a --env LD_LIBRARY_PATH=... still wins.
             env.insert(env.begin(), library_path_with(folder));
-            abi_library = (folder / "libmpich.so.12").string();
+            abi_library = (folder / library).string();
         } catch (const si::Error& error) {
-            std::fprintf(stderr, "sirun: --abi mpich: %s\n", error.what());
+            std::fprintf(stderr, "sirun: --abi %s: %s\n", abi.c_str(), error.what());
             return kCannotRun;
         }
     }

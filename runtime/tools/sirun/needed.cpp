@@ -143,9 +143,9 @@ std::string abi_mismatch(const std::vector<std::string>& needed) {
     for (const std::string& name : needed)
         if (name.starts_with("libmpi.so.") && name != "libmpi.so.12")
             return name +
-                   " (Open MPI's library): this runtime has MPICH's ABI, not Open MPI's; "
-                   "rebuild the program with mpicc.mpich or sicc, or run it with "
-                   "mpirun.openmpi";
+                   " (Open MPI's library): this runtime has MPICH's ABI and the MPI "
+                   "standard ABI (libmpi_abi.so.1), not Open MPI's; rebuild the program "
+                   "with mpicc.mpich, sicc or sicc-abi, or run it with mpirun.openmpi";
     return {};
 }
 

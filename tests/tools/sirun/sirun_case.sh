@@ -112,6 +112,16 @@ abi-mpich)
     run_sirun --timeout 50 --abi mpich -n 1 ldd "$probe"
     expect_stdout "libmpich.so.12 => .*/lib/mpich-abi/libmpich.so.12"
     ;;
+abi-standard)
+    # Here "$probe" is mpich_hello built for the standard ABI with no path to
+    # libmpi_abi.so.1 recorded: --abi standard gives it this runtime's.
+    run_sirun --timeout 50 --abi standard --env SI_STATS=1 -n 2 "$probe"
+    expect_status 0
+    expect_stdout "^No Errors$"
+    expect_stderr "\[si rank 1\] info: counters:"
+    run_sirun --timeout 50 --abi standard -n 1 ldd "$probe"
+    expect_stdout "libmpi_abi.so.1 => .*/lib/standard-abi/libmpi_abi.so.1"
+    ;;
 abi-missing-call)
     # Here "$probe" refers to MPI_Isendrecv and calls it only with an argument:
     # sirun names it before the job starts; without the call the job runs, with
