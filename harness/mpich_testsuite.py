@@ -14,7 +14,8 @@ reason in their build log.
 
 With --abi mpich the programs are built by MPICH's own mpicc.mpich instead and
 run on this runtime through the MPICH ABI (sirun --abi mpich): the same
-binaries a site would bring.
+binaries a site would bring. With --abi standard they are built by sicc-abi
+against the MPI standard ABI and run on libmpi_abi (sirun --abi standard).
 
 Writes <work>/results.csv (directory, program, ranks, arguments, mode, status,
 seconds) and prints a count per directory and mode, then every failure. The
@@ -166,13 +167,15 @@ def main():
     parser.add_argument("--work", type=Path, required=True, help="where to build and log")
     parser.add_argument("--modes", default="none", help="SI_PROGRESS values, comma-separated")
     parser.add_argument("--timeout", type=int, default=180, help="seconds per entry")
-    parser.add_argument("--abi", choices=("native", "mpich"), default="native",
+    parser.add_argument("--abi", choices=("native", "mpich", "standard"), default="native",
                         help="native: build with sicc; mpich: build with mpicc.mpich and run "
-                             "through the MPICH ABI (sirun --abi mpich)")
+                             "through the MPICH ABI (sirun --abi mpich); standard: build with "
+                             "sicc-abi for the MPI standard ABI (sirun --abi standard)")
     parser.add_argument("directories", nargs="+", help="e.g. datatype pt2pt coll rma")
     options = parser.parse_args()
     source, work = options.source.resolve(), options.work.resolve()
-    compiler = str((options.bin / "sicc").resolve()) if options.abi == "native" else "mpicc.mpich"
+    compiler = {"native": str((options.bin / "sicc").resolve()), "mpich": "mpicc.mpich",
+                "standard": str((options.bin / "sicc-abi").resolve())}[options.abi]
     builder = Builder(source, work, compiler)
     builder.prepare()
     sirun = str((options.bin / "sirun").resolve())

@@ -119,6 +119,22 @@ int out_of_slots(const char* call) {
     return error_out(native);
 }
 
+// Creates the runtime's object (`create(trampoline, &native)`) for a
+// program's function, through the function's trampoline.
+template <typename Function, typename Trampolines, typename Handle, typename Create>
+int register_function(const char* call, Slots<Function>& slots, const Trampolines& trampolines,
+                      Function* function, Handle** handle, Create create) {
+    const int slot = function == nullptr ? -1 : slots.slot_of(function);
+    if (function != nullptr && slot < 0) return out_of_slots(call);
+    void* trampoline = function == nullptr
+                           ? nullptr
+                           : reinterpret_cast<void*>(trampolines[static_cast<std::size_t>(slot)]);
+    int native = 0;
+    const int rc = create(trampoline, handle ? &native : nullptr);
+    if (handle && rc == 0) *handle = to_abi<Handle*>(native);
+    return result_out(rc);
+}
+
 // ---- attribute callbacks: the program's functions ride in extra_state ----------
 using CopyFunction = int(void* object, int keyval, void* extra_state, void* value_in,
                          void* value_out, int* flag);
@@ -304,38 +320,24 @@ int PMPI_Pcontrol(const int level, ...) { return result_out(abi_native_PMPI_Pcon
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 
 int PMPI_Op_create(UserFunction* function, int commute, MPI_ABI_Op** op) {
-    const int slot = function == nullptr ? -1 : user_functions().slot_of(function);
-    if (function != nullptr && slot < 0) return out_of_slots("MPI_Op_create");
-    int native = 0;
-    const int rc = abi_native_PMPI_Op_create(
-        function == nullptr ? nullptr : reinterpret_cast<void*>(kUserFunctionTrampolines[slot]),
-        commute, op ? &native : nullptr);
-    if (op && rc == 0) *op = to_abi<MPI_ABI_Op*>(native);
-    return result_out(rc);
+    return register_function("MPI_Op_create", user_functions(), kUserFunctionTrampolines,
+                             function, op, [&](void* trampoline, int* native) {
+                                 return abi_native_PMPI_Op_create(trampoline, commute, native);
+                             });
 }
 #pragma weak MPI_Op_create = PMPI_Op_create
 
 int PMPI_Comm_create_errhandler(CommErrhandler* function, MPI_ABI_Errhandler** errhandler) {
-    const int slot = function == nullptr ? -1 : comm_errhandlers().slot_of(function);
-    if (function != nullptr && slot < 0) return out_of_slots("MPI_Comm_create_errhandler");
-    int native = 0;
-    const int rc = abi_native_PMPI_Comm_create_errhandler(
-        function == nullptr ? nullptr : reinterpret_cast<void*>(kCommErrhandlerTrampolines[slot]),
-        errhandler ? &native : nullptr);
-    if (errhandler && rc == 0) *errhandler = to_abi<MPI_ABI_Errhandler*>(native);
-    return result_out(rc);
+    return register_function("MPI_Comm_create_errhandler", comm_errhandlers(),
+                             kCommErrhandlerTrampolines, function, errhandler,
+                             abi_native_PMPI_Comm_create_errhandler);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
 int PMPI_Win_create_errhandler(WinErrhandler* function, MPI_ABI_Errhandler** errhandler) {
-    const int slot = function == nullptr ? -1 : win_errhandlers().slot_of(function);
-    if (function != nullptr && slot < 0) return out_of_slots("MPI_Win_create_errhandler");
-    int native = 0;
-    const int rc = abi_native_PMPI_Win_create_errhandler(
-        function == nullptr ? nullptr : reinterpret_cast<void*>(kWinErrhandlerTrampolines[slot]),
-        errhandler ? &native : nullptr);
-    if (errhandler && rc == 0) *errhandler = to_abi<MPI_ABI_Errhandler*>(native);
-    return result_out(rc);
+    return register_function("MPI_Win_create_errhandler", win_errhandlers(),
+                             kWinErrhandlerTrampolines, function, errhandler,
+                             abi_native_PMPI_Win_create_errhandler);
 }
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 

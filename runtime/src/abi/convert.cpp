@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "standard_values.hpp"
@@ -148,13 +149,14 @@ constexpr int kFirstAddedStandard = std_::mpi_err_lastcode + 1;
 constexpr int kNativeClassSpan = 128;
 constexpr int kStandardClassSpan = 64;
 
+// The other side's value of `value`, a constant of `group`, if it is one.
 template <typename Pick, typename Give>
-int translate(Constants group, int value, Pick pick, Give give) {
+std::optional<int> translate(Constants group, int value, Pick pick, Give give) {
     for (const ConstantPair& pair : kConstants)
         if (pair.group == group && pick(pair) == value) return give(pair);
     for (const ConstantPair& pair : kRemovedCombiners)
         if (pair.group == group && pick(pair) == value) return give(pair);
-    return value;  // not a constant of the group: a count, a user's keyval
+    return std::nullopt;
 }
 
 constexpr auto kStandard = [](const ConstantPair& p) { return p.standard; };
@@ -162,36 +164,32 @@ constexpr auto kNative = [](const ConstantPair& p) { return p.native; };
 
 }  // namespace
 
+// A class one side has and the other lacks (MPI_ERR_ABI) is an unknown one.
 int error_in(int code) {
     if (code >= kFirstAddedStandard) return code - kFirstAddedStandard + kFirstAddedNative;
     if (code <= 0) return code;
-    const int standard_class = code % kStandardClassSpan;
-    int error_class = translate(Constants::error_class, standard_class, kStandard, kNative);
-    // A class the runtime does not have (MPI_ERR_ABI): an unknown one.
-    if (error_class == standard_class &&
-        std::none_of(std::begin(kConstants), std::end(kConstants), [&](const ConstantPair& p) {
-            return p.group == Constants::error_class && p.standard == standard_class;
-        }))
-        error_class = MPI_ERR_UNKNOWN;
+    const int error_class = translate(Constants::error_class, code % kStandardClassSpan, kStandard,
+                                      kNative)
+                                .value_or(MPI_ERR_UNKNOWN);
     return error_class + kNativeClassSpan * (code / kStandardClassSpan);
 }
 
 int error_out(int code) {
     if (code >= kFirstAddedNative) return code - kFirstAddedNative + kFirstAddedStandard;
     if (code <= 0) return code;
-    const int native_class = code % kNativeClassSpan;
-    int error_class = translate(Constants::error_class, native_class, kNative, kStandard);
-    // A class the standard does not have: still an error, an unknown one.
-    if (error_class == native_class &&
-        std::none_of(std::begin(kConstants), std::end(kConstants), [&](const ConstantPair& p) {
-            return p.group == Constants::error_class && p.native == native_class;
-        }))
-        error_class = std_::mpi_err_unknown;
+    const int error_class = translate(Constants::error_class, code % kNativeClassSpan, kNative,
+                                      kStandard)
+                                .value_or(std_::mpi_err_unknown);
     return error_class + kStandardClassSpan * (code / kNativeClassSpan);
 }
 
-int constant_in(Constants group, int value) { return translate(group, value, kStandard, kNative); }
-int constant_out(Constants group, int value) { return translate(group, value, kNative, kStandard); }
+// Not a constant of the group: a count, a program's keyval, passed as it is.
+int constant_in(Constants group, int value) {
+    return translate(group, value, kStandard, kNative).value_or(value);
+}
+int constant_out(Constants group, int value) {
+    return translate(group, value, kNative, kStandard).value_or(value);
+}
 
 int darg_in(int darg) {
     return darg == std_::mpi_distribute_dflt_darg ? MPI_DISTRIBUTE_DFLT_DARG : darg;

@@ -102,25 +102,20 @@ mpi-abort)
     expect_stdout "^rank 1 aborts with code 4$"
     expect_stderr "^sirun: rank 1 \(pid [0-9]+\) called MPI_Abort with code 4; ending the job$"
     ;;
-abi-mpich)
-    # Here "$probe" is mpich_hello built against MPICH: --abi mpich runs it on
-    # this runtime, whose SI_STATS counters only this runtime prints.
-    run_sirun --timeout 50 --abi mpich --env SI_STATS=1 -n 2 "$probe"
+abi-mpich | abi-standard)
+    # Here "$probe" is mpich_hello built against MPICH (abi-mpich) or for the
+    # standard ABI with no path to libmpi_abi.so.1 recorded (abi-standard):
+    # --abi runs it on this runtime, whose SI_STATS counters only it prints,
+    # with its library from the ABI's folder.
+    abi=${case_name#abi-}
+    library=libmpich.so.12
+    [ "$abi" = standard ] && library=libmpi_abi.so.1
+    run_sirun --timeout 50 --abi "$abi" --env SI_STATS=1 -n 2 "$probe"
     expect_status 0
     expect_stdout "^No Errors$"
     expect_stderr "\[si rank 1\] info: counters:"
-    run_sirun --timeout 50 --abi mpich -n 1 ldd "$probe"
-    expect_stdout "libmpich.so.12 => .*/lib/mpich-abi/libmpich.so.12"
-    ;;
-abi-standard)
-    # Here "$probe" is mpich_hello built for the standard ABI with no path to
-    # libmpi_abi.so.1 recorded: --abi standard gives it this runtime's.
-    run_sirun --timeout 50 --abi standard --env SI_STATS=1 -n 2 "$probe"
-    expect_status 0
-    expect_stdout "^No Errors$"
-    expect_stderr "\[si rank 1\] info: counters:"
-    run_sirun --timeout 50 --abi standard -n 1 ldd "$probe"
-    expect_stdout "libmpi_abi.so.1 => .*/lib/standard-abi/libmpi_abi.so.1"
+    run_sirun --timeout 50 --abi "$abi" -n 1 ldd "$probe"
+    expect_stdout "$library => .*/lib/$abi-abi/$library"
     ;;
 abi-missing-call)
     # Here "$probe" refers to MPI_Isendrecv and calls it only with an argument:
