@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -114,11 +115,13 @@ void status_in(const Status* status, NativeStatus* native) {
 
 void status_out(const NativeStatus& native, Status* status) {
     if (status == nullptr) return;
-    status->source = rank_out(native.source);
-    status->tag = tag_out(native.tag);
-    status->error = native.error == MPI_SUCCESS ? MPI_SUCCESS : error_out(native.error);
-    status->internal[0] = native.count_lo;
-    status->internal[1] = native.count_hi_and_cancelled;
+    if (native.error != kUnwritten) status->error = error_out(native.error);
+    if (native.source != kUnwritten) status->source = rank_out(native.source);
+    if (native.tag != kUnwritten) status->tag = tag_out(native.tag);
+    if (native.count_lo != kUnwritten || native.count_hi_and_cancelled != kUnwritten) {
+        status->internal[0] = native.count_lo;
+        status->internal[1] = native.count_hi_and_cancelled;
+    }
 }
 
 int special_rank_in(int rank) {
@@ -165,8 +168,15 @@ constexpr auto kNative = [](const ConstantPair& p) { return p.native; };
 }  // namespace
 
 // A class one side has and the other lacks (MPI_ERR_ABI) is an unknown one.
+// A code a program added maps by offset; one beyond what the other side can
+// hold is not a code and passes unchanged.
+int shifted(int code, int from, int to) {
+    const long long out = static_cast<long long>(code) - from + to;
+    return out <= std::numeric_limits<int>::max() ? static_cast<int>(out) : code;
+}
+
 int error_in(int code) {
-    if (code >= kFirstAddedStandard) return code - kFirstAddedStandard + kFirstAddedNative;
+    if (code >= kFirstAddedStandard) return shifted(code, kFirstAddedStandard, kFirstAddedNative);
     if (code <= 0) return code;
     const int error_class = translate(Constants::error_class, code % kStandardClassSpan, kStandard,
                                       kNative)
@@ -175,7 +185,7 @@ int error_in(int code) {
 }
 
 int error_out(int code) {
-    if (code >= kFirstAddedNative) return code - kFirstAddedNative + kFirstAddedStandard;
+    if (code >= kFirstAddedNative) return shifted(code, kFirstAddedNative, kFirstAddedStandard);
     if (code <= 0) return code;
     const int error_class = translate(Constants::error_class, code % kNativeClassSpan, kNative,
                                       kStandard)

@@ -79,10 +79,18 @@ const void* native_buffer(const void* buffer);  // MPI_IN_PLACE
 const int* native_weights(const int* weights);  // MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
 NativeStatus* native_status_ignore();
 
-// Statuses: `native` is filled from `status` (which may be MPI_STATUS_IGNORE,
-// null) and written back to it.
+// Statuses (`status` may be MPI_STATUS_IGNORE, null). A status a call only
+// writes starts as unwritten(): the runtime leaves MPI_ERROR alone in
+// single-completion calls, a send's source and tag, and all of it when
+// nothing completed, and status_out then leaves those fields of the
+// program's status alone too (the byte count goes when either half was
+// written: both halves read kUnwritten only for 2^62 bytes and more).
 void status_in(const Status* status, NativeStatus* native);
 void status_out(const NativeStatus& native, Status* status);
+inline constexpr int kUnwritten = -0x7fffffff - 1;
+inline NativeStatus unwritten() {
+    return {kUnwritten, kUnwritten, kUnwritten, kUnwritten, kUnwritten};
+}
 
 // Ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) and tags (MPI_ANY_TAG):
 // only negative values differ.

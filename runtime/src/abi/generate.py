@@ -169,12 +169,18 @@ def wrapper(ret, name, params):
             length = ARRAY_LENGTHS.get(name, "count" if "count" in by_name else "incount")
             pre.append(f"si::abi::CallArray<si::abi::NativeStatus, 8> {n}_n("
                        f"{n} ? si::abi::array_size({length}) : 0);")
+            pre.append(f"if ({n}) for (int i = 0; i < {length}; ++i) "
+                       f"{n}_n[i] = si::abi::unwritten();")
             args.append(f"{n} ? {n}_n.data() : si::abi::native_status_ignore()")
             post.append(f"if ({n}) for (int i = 0; i < {length}; ++i) "
                         f"si::abi::status_out({n}_n[i], &{n}[i]);")
         elif "MPI_Status" in t:
-            pre.append(f"si::abi::NativeStatus {n}_n;")
-            pre.append(f"si::abi::status_in({n}, &{n}_n);")
+            # Read only by the calls that take a status (MPI_Get_count,
+            # MPI_Status_set_*); the others only write it.
+            reads = "const" in t or name.startswith("MPI_Status_set")
+            pre.append(f"si::abi::NativeStatus {n}_n = si::abi::unwritten();")
+            if reads:
+                pre.append(f"si::abi::status_in({n}, &{n}_n);")
             args.append(f"{n} ? &{n}_n : si::abi::native_status_ignore()")
             if "const" not in t:
                 post.append(f"si::abi::status_out({n}_n, {n});")

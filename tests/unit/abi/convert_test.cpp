@@ -107,6 +107,24 @@ TEST(AbiConvertTest, StatusRoundTrip) {
     EXPECT_EQ(back.error, MPI_ERR_TRUNCATE);
 }
 
+TEST(AbiConvertTest, FieldsTheRuntimeLeftAloneStayAsTheProgramHadThem) {
+    Status status{7, 8, 9, {1, 2, 3, 4, 5}};
+    status_out(unwritten(), &status);
+    EXPECT_EQ(status.source, 7);
+    EXPECT_EQ(status.error, 9);
+    EXPECT_EQ(status.internal[0], 1);
+    // A completed send: the byte count and the cancelled bit, nothing else.
+    NativeStatus send = unwritten();
+    send.count_lo = 4;
+    send.count_hi_and_cancelled = 0;
+    status_out(send, &status);
+    EXPECT_EQ(status.source, 7);
+    EXPECT_EQ(status.tag, 8);
+    EXPECT_EQ(status.error, 9);
+    EXPECT_EQ(status.internal[0], 4);
+    EXPECT_EQ(status.internal[1], 0);
+}
+
 TEST(AbiConvertTest, PointerSentinels) {
     EXPECT_EQ(native_buffer(reinterpret_cast<void*>(1)), MPI_IN_PLACE);
     EXPECT_EQ(native_buffer(nullptr), MPI_BOTTOM);
