@@ -26,7 +26,7 @@ test: build
 # The quick profile (harness/profiles/quick.toml): every configuration, one pair,
 # a few minutes; results, figures and summary in results/quick/<host>-<UTC time>/.
 bench: build
-	$(BUILD)/bin/sibench run --profile quick --build $(BUILD) --out results
+	$(BUILD)/bin/sibench run --profile quick --build $(BUILD) --out results --report
 
 # AddressSanitizer + UBSan, then ThreadSanitizer: the unit and integration tests
 # again in two more build trees (CI runs this after `make test`), without the

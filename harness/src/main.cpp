@@ -16,6 +16,7 @@
 #include "profile.hpp"
 #include "program_study.hpp"
 #include "results.hpp"
+#include "report.hpp"
 #include "run.hpp"
 #include "sbatch.hpp"
 #include "suites/suite_runs.hpp"
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
     std::vector<int> run_helpers;
     int run_rounds = 0;
     double run_timeout = 0;
-    bool no_plot = false;
+    bool no_plot = false, run_report = false;
     auto* run_cmd = app.add_subcommand("run", "Run a profile's matrix into a new run directory");
     run_cmd
         ->add_option("--profile", run.profile, "Profile name (quick, full, smoke) or a .toml path")
@@ -178,6 +179,8 @@ int main(int argc, char** argv) {
                       "Exit 0 even when a configuration cannot run here (not installed, not "
                       "built): its runs are skipped and listed");
     run_cmd->add_flag("--no-plot", no_plot, "Skip figures and summary");
+    run_cmd->add_flag("--report", run_report,
+                      "Also write the thesis report (sibench report) into <run>/report");
     std::vector<std::string> run_sources;
     run_cmd
         ->add_option("--source", run_sources,
@@ -325,6 +328,23 @@ int main(int argc, char** argv) {
         ->required()
         ->check(CLI::ExistingDirectory);
 
+    std::string report_from, report_out, report_published, report_sections;
+    auto* report_cmd = app.add_subcommand(
+        "report",
+        "The thesis' and the papers' published results beside a run directory's measurements");
+    report_cmd->add_option("--from", report_from, "Run directory (sibench run, or an sbatch one)")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    report_cmd->add_option("--out", report_out, "Where report.md goes (default: <run>/report)");
+    report_cmd
+        ->add_option("--published", report_published,
+                     "The published values (default: harness/report/published.csv)")
+        ->check(CLI::ExistingFile);
+    report_cmd
+        ->add_option("--sections", report_sections,
+                     "What each section compares (default: harness/report/sections.toml)")
+        ->check(CLI::ExistingFile);
+
     std::string reference, current, tolerance;
     std::vector<std::string> stats = {"median"};
     std::vector<std::string> baselines;
@@ -443,7 +463,24 @@ int main(int argc, char** argv) {
             if (run_rounds > 0) run.filter.rounds = run_rounds;
             if (run_timeout > 0) run.timeout_s = run_timeout;
             run.plot = !no_plot;
+            run.report = run_report;
             return run_sweep(run);
+        }
+        if (report_cmd->parsed()) {
+            where = "sibench report";
+            const std::string out =
+                report_out.empty() ? report_from + "/report" : report_out;
+            const auto counts = write_report(
+                report_from,
+                read_published(report_published.empty() ? report_data("published.csv")
+                                                        : report_published),
+                read_sections(report_sections.empty() ? report_data("sections.toml")
+                                                      : report_sections),
+                out);
+            std::cout << fmt::format(
+                "{} results, {} measured here, {} reproduced; report in {}/report.md\n",
+                counts.sections, counts.measured, counts.reproduced, out);
+            return 0;
         }
         if (plot_cmd->parsed()) {
             where = "sibench plot";

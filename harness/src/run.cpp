@@ -1,4 +1,5 @@
 #include "run.hpp"
+#include "report.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -103,17 +104,6 @@ void warn_if_busy() {
             "warning: {:.1f} other tasks running on {} cores before the runs; expect noisy "
             "numbers\n",
             others, cores());
-}
-
-// Notes naming the runs that started on a busy machine.
-std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs) {
-    std::vector<std::string> notes;
-    for (const auto& run : runs)
-        if (run.status == "ok" && busy(run.others_running))
-            notes.push_back(fmt::format("{} started with {:.1f} other tasks running on {} cores: "
-                                        "its numbers are suspect",
-                                        run.id, run.others_running, cores()));
-    return notes;
 }
 
 // Writes results.csv, runs.csv from what has been collected so far, so that a sweep
@@ -321,6 +311,16 @@ void unique_notes(std::vector<std::string>& notes) {
 }
 
 }  // namespace
+
+std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs) {
+    std::vector<std::string> notes;
+    for (const auto& run : runs)
+        if (run.status == "ok" && busy(run.others_running))
+            notes.push_back(fmt::format("{} started with {:.1f} other tasks running on {} cores: "
+                                        "its numbers are suspect",
+                                        run.id, run.others_running, cores()));
+    return notes;
+}
 
 Collected collect_results(const std::string& dir) {
     Collected collected;
@@ -580,6 +580,14 @@ int run_sweep(const RunOptions& options) {
     if (options.plot && !collected.rows.empty())
         draw_and_summarize(dir, collected.rows, profile.plots, records);
     std::cout << fmt::format("results: {}\n", (dir / "results.csv").string());
+    if (options.report && !collected.rows.empty()) {
+        const auto counts = write_report(dir.string(), read_published(report_data("published.csv")),
+                                         read_sections(report_data("sections.toml")),
+                                         (dir / "report").string());
+        std::cout << fmt::format("report: {} ({} results, {} measured here)\n",
+                                 (dir / "report" / "report.md").string(), counts.sections,
+                                 counts.measured);
+    }
 
     if (ok == 0) return 1;
     if (options.strict && failed > 0) return 1;

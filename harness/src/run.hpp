@@ -23,6 +23,7 @@ struct RunOptions {
     bool strict = false;              // exit 1 when any run failed
     bool allow_missing = false;       // a configuration that cannot run here is not an error
     bool plot = true;
+    bool report = false;  // also the thesis report (report.hpp) into <run>/report
     // Third-party suites: sources by suite name (osu -> DIR), replacing the studies';
     // where they are built ("" : <out_dir>/work); whether to start those builds afresh.
     std::map<std::string, std::string> sources;
@@ -37,6 +38,9 @@ struct RunOptions {
 // failed, or a run was skipped because its configuration cannot run here (Open MPI
 // not installed, a benchmark not built) unless allow_missing; 130 after Ctrl-C. Throws on invalid options or profiles.
 int run_sweep(const RunOptions& options);
+
+// Notes naming the runs that started on a busy machine (their numbers are suspect).
+std::vector<std::string> busy_notes(const std::vector<RunRecord>& runs);
 
 // A run directory's results: runs.csv (or manifest.csv and status/ of an sbatch
 // directory) and the raw CSVs of the runs that succeeded, rows tagged with their
