@@ -154,8 +154,13 @@ class Measured {
         if (const auto slash = s.metric.find('/'); slash != std::string::npos) {
             const auto a = index_.value(s.study, config, index_.base_pairs(s.study), size,
                                         s.metric.substr(0, slash));
-            const auto b = index_.value(s.study, config, index_.base_pairs(s.study), size,
-                                        s.metric.substr(slash + 1));
+            // The divisor at the same size, or at the study's largest when only that
+            // one has it (the one-sided studies' work: one for every size).
+            const std::string divisor = s.metric.substr(slash + 1);
+            auto b = index_.value(s.study, config, index_.base_pairs(s.study), size, divisor);
+            if (!b && !index_.sizes(s.study).empty())
+                b = index_.value(s.study, config, index_.base_pairs(s.study),
+                                 index_.sizes(s.study).back(), divisor);
             if (!a || !b || *b == 0) return std::nullopt;
             return Spread{*a / *b, *a / *b, *a / *b, 1};
         }

@@ -36,7 +36,8 @@ struct Comparison {
 struct ReportSection {
     std::string id, title, figure;  // figure: where it is published, e.g. "thesis Fig. 4.7"
     // What this suite measured for it: a study of the run and one of its metrics
-    // ("a/b": the ratio of two metrics' medians; "counter:<name>": a runtime
+    // ("a/b": the ratio of two metrics' medians, b at the study's largest size
+    // when only that size has it; "counter:<name>": a runtime
     // counter summed over the study's runs), less `subtract`'s value when set
     // (an overhead against a baseline configuration), or with `relative` set the
     // gain over that configuration in % ((its value - this one) / its value).
