@@ -203,13 +203,13 @@ TEST(SibenchProfile, ShippedProfilesParse) {
         EXPECT_EQ(p.name, name);
         EXPECT_FALSE(expand_matrix(p).empty());
     }
-    // quick: one pair (SP and the oversubscribed scalability study: 4 ranks; the
-    // one-sided lock test: 3), one helper (it has to fit a two-core laptop); the
+    // quick: one pair (SP, the oversubscribed scalability study and the one-sided
+    // one-to-many study: 4 ranks; the one-sided lock test: 3), one helper (it has to fit a two-core laptop); the
     // runtime's costs in one process.
     int gbench_runs = 0;
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
         const bool four = run.benchmark == "sp" || run.study == "scalability" ||
-                          run.study == "collectives";
+                          run.study == "collectives" || run.study == "rma-one-to-many";
         gbench_runs += run.kind == "gbench";
         const int ranks = run.study == "rma-lock" ? 3 : four ? 4 : 2;
         EXPECT_EQ(run.ranks(), run.kind == "gbench" ? 1 : ranks) << run.id;
