@@ -26,11 +26,11 @@ namespace std_ = standard;
 // its index. The same function registered again reuses its slot.
 constexpr std::size_t kSlots = 64;
 
-template <typename Function>
+template <typename Function>  // a function pointer type
 class Slots {
   public:
     // The slot of `function`, or -1 when all are taken by others.
-    int slot_of(Function* function) {
+    int slot_of(Function function) {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < used_; ++i)
             if (functions_[i] == function) return static_cast<int>(i);
@@ -38,17 +38,17 @@ class Slots {
         functions_[used_] = function;
         return static_cast<int>(used_++);
     }
-    Function* at(std::size_t slot) const { return functions_[slot]; }
+    Function at(std::size_t slot) const { return functions_[slot]; }
 
   private:
     std::mutex mutex_;
-    std::array<Function*, kSlots> functions_{};
+    std::array<Function, kSlots> functions_{};
     std::size_t used_ = 0;
 };
 
-using UserFunction = void(void* in, void* inout, int* length, MPI_ABI_Datatype** type);
-using CommErrhandler = void(MPI_ABI_Comm** comm, int* code, ...);
-using WinErrhandler = void(MPI_ABI_Win** win, int* code, ...);
+using UserFunction = void (*)(void* in, void* inout, int* length, MPI_ABI_Datatype** type);
+using CommErrhandler = void (*)(MPI_ABI_Comm** comm, int* code, ...);
+using WinErrhandler = void (*)(MPI_ABI_Win** win, int* code, ...);
 
 Slots<UserFunction>& user_functions() {
     static Slots<UserFunction> slots;
@@ -123,7 +123,7 @@ int out_of_slots(const char* call) {
 // program's function, through the function's trampoline.
 template <typename Function, typename Trampolines, typename Handle, typename Create>
 int register_function(const char* call, Slots<Function>& slots, const Trampolines& trampolines,
-                      Function* function, Handle** handle, Create create) {
+                      Function function, Handle** handle, Create create) {
     const int slot = function == nullptr ? -1 : slots.slot_of(function);
     if (function != nullptr && slot < 0) return out_of_slots(call);
     void* trampoline = function == nullptr
@@ -136,13 +136,13 @@ int register_function(const char* call, Slots<Function>& slots, const Trampoline
 }
 
 // ---- attribute callbacks: the program's functions ride in extra_state ----------
-using CopyFunction = int(void* object, int keyval, void* extra_state, void* value_in,
-                         void* value_out, int* flag);
-using DeleteFunction = int(void* object, int keyval, void* value, void* extra_state);
+using CopyFunction = int (*)(void* object, int keyval, void* extra_state, void* value_in,
+                             void* value_out, int* flag);
+using DeleteFunction = int (*)(void* object, int keyval, void* value, void* extra_state);
 
 struct KeyvalCallbacks {
-    CopyFunction* copy;
-    DeleteFunction* erase;
+    CopyFunction copy;
+    DeleteFunction erase;
     void* extra_state;
 };
 
@@ -169,19 +169,19 @@ KeyvalCallbacks* keep(KeyvalCallbacks callbacks) {
     return kept.back().get();
 }
 
-using NativeCreateKeyval = int(void*, void*, int*, void*);
-using NativeDup = int(int, int, void*, void*, void*, int*);
+using NativeCreateKeyval = int (*)(void*, void*, int*, void*);
+using NativeDup = int (*)(int, int, void*, void*, void*, int*);
 
 // The standard's MPI_*_NULL_COPY_FN is 0 and MPI_*_DUP_FN is 1.
-int create_keyval(NativeCreateKeyval* create, NativeDup* dup, void* copy, void* erase,
+int create_keyval(NativeCreateKeyval create, NativeDup dup, void* copy, void* erase,
                   int* keyval, void* extra_state) {
     const auto copy_value = reinterpret_cast<std::uintptr_t>(copy);
     void* native_copy = copy_value == 0   ? nullptr
                         : copy_value == 1 ? reinterpret_cast<void*>(dup)
                                           : reinterpret_cast<void*>(&copy_trampoline);
     void* native_erase = erase == nullptr ? nullptr : reinterpret_cast<void*>(&delete_trampoline);
-    KeyvalCallbacks* callbacks = keep({reinterpret_cast<CopyFunction*>(copy),
-                                       reinterpret_cast<DeleteFunction*>(erase), extra_state});
+    KeyvalCallbacks* callbacks = keep({reinterpret_cast<CopyFunction>(copy),
+                                       reinterpret_cast<DeleteFunction>(erase), extra_state});
     int native = 0;
     const int rc = create(native_copy, native_erase, keyval ? &native : nullptr, callbacks);
     if (keyval && rc == 0) *keyval = constant_out(Constants::keyval, native);
@@ -191,9 +191,9 @@ int create_keyval(NativeCreateKeyval* create, NativeDup* dup, void* copy, void* 
 // ---- predefined attributes whose values are constants --------------------------
 // The runtime's value is an int it owns; the program gets one this library
 // owns, converted. Keys of the program's own pass through unchanged.
-using NativeGetAttr = int(int, int, void*, int*);
+using NativeGetAttr = int (*)(int, int, void*, int*);
 
-int get_attr(NativeGetAttr* get, int object, int keyval, void* value, int* flag) {
+int get_attr(NativeGetAttr get, int object, int keyval, void* value, int* flag) {
     const int rc = get(object, constant_in(Constants::keyval, keyval), value, flag);
     if (rc != 0 || flag == nullptr || *flag == 0 || value == nullptr) return result_out(rc);
     int (*convert)(int) = nullptr;
@@ -217,14 +217,14 @@ int get_attr(NativeGetAttr* get, int object, int keyval, void* value, int* flag)
 }
 
 // ---- generalized requests -------------------------------------------------------
-using QueryFunction = int(void* extra_state, Status* status);
-using FreeFunction = int(void* extra_state);
-using CancelFunction = int(void* extra_state, int complete);
+using QueryFunction = int (*)(void* extra_state, Status* status);
+using FreeFunction = int (*)(void* extra_state);
+using CancelFunction = int (*)(void* extra_state, int complete);
 
 struct GrequestCallbacks {
-    QueryFunction* query;
-    FreeFunction* free;
-    CancelFunction* cancel;
+    QueryFunction query;
+    FreeFunction free;
+    CancelFunction cancel;
     void* extra_state;
 };
 
@@ -319,7 +319,7 @@ extern "C" {
 int PMPI_Pcontrol(const int level, ...) { return result_out(abi_native_PMPI_Pcontrol(level)); }
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 
-int PMPI_Op_create(UserFunction* function, int commute, MPI_ABI_Op** op) {
+int PMPI_Op_create(UserFunction function, int commute, MPI_ABI_Op** op) {
     return register_function("MPI_Op_create", user_functions(), kUserFunctionTrampolines,
                              function, op, [&](void* trampoline, int* native) {
                                  return abi_native_PMPI_Op_create(trampoline, commute, native);
@@ -327,14 +327,14 @@ int PMPI_Op_create(UserFunction* function, int commute, MPI_ABI_Op** op) {
 }
 #pragma weak MPI_Op_create = PMPI_Op_create
 
-int PMPI_Comm_create_errhandler(CommErrhandler* function, MPI_ABI_Errhandler** errhandler) {
+int PMPI_Comm_create_errhandler(CommErrhandler function, MPI_ABI_Errhandler** errhandler) {
     return register_function("MPI_Comm_create_errhandler", comm_errhandlers(),
                              kCommErrhandlerTrampolines, function, errhandler,
                              abi_native_PMPI_Comm_create_errhandler);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
-int PMPI_Win_create_errhandler(WinErrhandler* function, MPI_ABI_Errhandler** errhandler) {
+int PMPI_Win_create_errhandler(WinErrhandler function, MPI_ABI_Errhandler** errhandler) {
     return register_function("MPI_Win_create_errhandler", win_errhandlers(),
                              kWinErrhandlerTrampolines, function, errhandler,
                              abi_native_PMPI_Win_create_errhandler);
@@ -380,17 +380,20 @@ int PMPI_Win_get_attr(MPI_ABI_Win* win, int keyval, void* value, int* flag) {
 }
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 
-int PMPI_Grequest_start(QueryFunction* query, FreeFunction* free, CancelFunction* cancel,
+int PMPI_Grequest_start(QueryFunction query, FreeFunction free, CancelFunction cancel,
                         void* extra_state, MPI_ABI_Request** request) {
-    auto callbacks = std::make_unique<GrequestCallbacks>(
-        GrequestCallbacks{query, free, cancel, extra_state});
+    // Deleted by free_trampoline once the request is freed, or here if it never starts.
+    auto* callbacks = new GrequestCallbacks{query, free, cancel, extra_state};
     int native = 0;
     const int rc = abi_native_PMPI_Grequest_start(
         reinterpret_cast<void*>(&query_trampoline), reinterpret_cast<void*>(&free_trampoline),
-        reinterpret_cast<void*>(&cancel_trampoline), callbacks.get(), request ? &native : nullptr);
-    if (rc == 0) callbacks.release();  // free_trampoline deletes it
-    if (request && rc == 0) *request = to_abi<MPI_ABI_Request*>(native);
-    return result_out(rc);
+        reinterpret_cast<void*>(&cancel_trampoline), callbacks, request ? &native : nullptr);
+    if (rc != 0) {
+        delete callbacks;
+        return result_out(rc);
+    }
+    if (request) *request = to_abi<MPI_ABI_Request*>(native);
+    return 0;
 }
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 
@@ -531,64 +534,5 @@ int PMPI_Abi_get_version(int* abi_major, int* abi_minor) {
 }
 #pragma weak MPI_Abi_get_version = PMPI_Abi_get_version
 
-// MPI_x_toint / MPI_x_fromint: a predefined handle is its standard value, a
-// handle the runtime created is the runtime's integer (both as Fortran sees them).
-#define SI_ABI_INT_CONVERSIONS(Kind, Handle)                                            \
-    int PMPI_##Kind##_toint(Handle* handle) {                                          \
-        const auto value = reinterpret_cast<std::uintptr_t>(handle);                   \
-        return static_cast<int>(static_cast<std::uint32_t>(value));                    \
-    }                                                                                  \
-    Handle* PMPI_##Kind##_fromint(int value) {                                         \
-        return reinterpret_cast<Handle*>(                                              \
-            static_cast<std::uintptr_t>(static_cast<std::uint32_t>(value)));           \
-    }                                                                                  \
-    int PMPI_##Kind##_c2f(Handle* handle) { return PMPI_##Kind##_toint(handle); }      \
-    Handle* PMPI_##Kind##_f2c(int value) { return PMPI_##Kind##_fromint(value); }
-SI_ABI_INT_CONVERSIONS(Comm, MPI_ABI_Comm)
-SI_ABI_INT_CONVERSIONS(Errhandler, MPI_ABI_Errhandler)
-SI_ABI_INT_CONVERSIONS(Group, MPI_ABI_Group)
-SI_ABI_INT_CONVERSIONS(Info, MPI_ABI_Info)
-SI_ABI_INT_CONVERSIONS(Message, MPI_ABI_Message)
-SI_ABI_INT_CONVERSIONS(Op, MPI_ABI_Op)
-SI_ABI_INT_CONVERSIONS(Request, MPI_ABI_Request)
-SI_ABI_INT_CONVERSIONS(Type, MPI_ABI_Datatype)
-SI_ABI_INT_CONVERSIONS(Win, MPI_ABI_Win)
-#undef SI_ABI_INT_CONVERSIONS
-#pragma weak MPI_Comm_toint = PMPI_Comm_toint
-#pragma weak MPI_Comm_fromint = PMPI_Comm_fromint
-#pragma weak MPI_Errhandler_toint = PMPI_Errhandler_toint
-#pragma weak MPI_Errhandler_fromint = PMPI_Errhandler_fromint
-#pragma weak MPI_Group_toint = PMPI_Group_toint
-#pragma weak MPI_Group_fromint = PMPI_Group_fromint
-#pragma weak MPI_Info_toint = PMPI_Info_toint
-#pragma weak MPI_Info_fromint = PMPI_Info_fromint
-#pragma weak MPI_Message_toint = PMPI_Message_toint
-#pragma weak MPI_Message_fromint = PMPI_Message_fromint
-#pragma weak MPI_Op_toint = PMPI_Op_toint
-#pragma weak MPI_Op_fromint = PMPI_Op_fromint
-#pragma weak MPI_Request_toint = PMPI_Request_toint
-#pragma weak MPI_Request_fromint = PMPI_Request_fromint
-#pragma weak MPI_Type_toint = PMPI_Type_toint
-#pragma weak MPI_Type_fromint = PMPI_Type_fromint
-#pragma weak MPI_Win_toint = PMPI_Win_toint
-#pragma weak MPI_Win_fromint = PMPI_Win_fromint
-#pragma weak MPI_Comm_c2f = PMPI_Comm_c2f
-#pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
-#pragma weak MPI_Errhandler_c2f = PMPI_Errhandler_c2f
-#pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c
-#pragma weak MPI_Group_c2f = PMPI_Group_c2f
-#pragma weak MPI_Group_f2c = PMPI_Group_f2c
-#pragma weak MPI_Info_c2f = PMPI_Info_c2f
-#pragma weak MPI_Info_f2c = PMPI_Info_f2c
-#pragma weak MPI_Message_c2f = PMPI_Message_c2f
-#pragma weak MPI_Message_f2c = PMPI_Message_f2c
-#pragma weak MPI_Op_c2f = PMPI_Op_c2f
-#pragma weak MPI_Op_f2c = PMPI_Op_f2c
-#pragma weak MPI_Request_c2f = PMPI_Request_c2f
-#pragma weak MPI_Request_f2c = PMPI_Request_f2c
-#pragma weak MPI_Type_c2f = PMPI_Type_c2f
-#pragma weak MPI_Type_f2c = PMPI_Type_f2c
-#pragma weak MPI_Win_c2f = PMPI_Win_c2f
-#pragma weak MPI_Win_f2c = PMPI_Win_f2c
 
 }

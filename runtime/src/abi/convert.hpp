@@ -63,6 +63,14 @@ inline void* abi_handle(int native) {
                ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(native)))
                : standard_of_native(native);
 }
+// MPI_x_toint / MPI_x_fromint (and c2f / f2c): a handle's bits as an integer.
+inline int handle_int(const void* handle) {
+    return static_cast<int>(static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(handle)));
+}
+inline void* int_handle(int value) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(static_cast<std::uint32_t>(value)));
+}
+
 // MPI_MESSAGE_NULL: the runtime's value is MPI_REQUEST_NULL's, as in MPICH.
 void* abi_message_handle(int native);
 template <typename Handle>
@@ -147,7 +155,7 @@ class CallArray {
     T* data() { return data_; }
 
   private:
-    T local_[N];
+    T local_[N];  // left uninitialized: the call's converter writes every element it reads
     T* data_;
 };
 

@@ -386,7 +386,19 @@ def main():
         body.append("}")
         body.append(f"#pragma weak {name} = P{name}")
         body.append("")
-    body += ["}", ""]
+    # MPI_x_toint/fromint and c2f/f2c: a predefined handle is its standard value, a
+    # handle the runtime created the runtime's integer (both as Fortran sees them).
+    for ret, name, params in ABI_ONLY:
+        if name == "MPI_Abi_get_version":
+            continue
+        kind = HANDLE_KINDS[ret] if ret in HANDLE_KINDS else HANDLE_KINDS[params.split()[0]]
+        if name.endswith(("_toint", "_c2f")):
+            body.append(f"int P{name}({kind}* handle) {{ return si::abi::handle_int(handle); }}")
+        else:
+            body.append(f"{kind}* P{name}(int value) {{ "
+                        f"return static_cast<{kind}*>(si::abi::int_handle(value)); }}")
+        body.append(f"#pragma weak {name} = P{name}")
+    body += ["", "}", ""]
     write(os.path.join(out_dir, "wrappers.cpp"), "\n".join(body))
 
     names = sorted({name for _, name, _ in calls} | {name for _, name, _ in ABI_ONLY})
