@@ -4,7 +4,6 @@
 // attribute values that are constants, datatype arrays whose length is the
 // communicator's, and the calls only the ABI has.
 #include <array>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
