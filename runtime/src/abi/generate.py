@@ -41,12 +41,13 @@ HANDWRITTEN = {"MPI_Pcontrol", "MPI_Op_create", "MPI_Comm_create_errhandler",
                "MPI_Ialltoallw", "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw",
                "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Type_get_contents", "MPI_Comm_idup",
                "MPI_Comm_idup_with_info"}
-# MPI_x_c2f/MPI_x_f2c: the same integers as MPI_x_toint/MPI_x_fromint
-# (callbacks.cpp), declared with them.
+# MPI_x_c2f/MPI_x_f2c: the same integers as MPI_x_toint/MPI_x_fromint,
+# generated with them (ABI_ONLY) rather than from mpi.h.
 CONVERSIONS = {f"MPI_{kind}_{way}" for kind in ("Comm", "Errhandler", "Group", "Info", "Message",
                                                 "Op", "Request", "Type", "Win")
                for way in ("c2f", "f2c")}
-# Calls only the ABI has, written in callbacks.cpp.
+# Calls only the ABI has: MPI_Abi_get_version (callbacks.cpp) and the handle
+# conversions (generated below).
 ABI_ONLY = [
     ("int", "MPI_Abi_get_version", "int *abi_major, int *abi_minor"),
 ] + [
