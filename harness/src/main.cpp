@@ -477,6 +477,10 @@ int main(int argc, char** argv) {
                 read_sections(report_sections.empty() ? report_data("sections.toml")
                                                       : report_sections),
                 out);
+            if (counts.measured == 0)
+                std::cout << fmt::format("sibench report: nothing measured in {} (no results.csv? "
+                                         "an sbatch directory needs `sibench plot` first)\n",
+                                         report_from);
             std::cout << fmt::format(
                 "{} results, {} measured here, {} reproduced; report in {}/report.md\n",
                 counts.sections, counts.measured, counts.reproduced, out);
