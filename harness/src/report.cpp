@@ -70,9 +70,9 @@ std::vector<ReportSection> read_sections(const std::string& path) {
     for (const auto& table : *tables) {
         ReportSection s;
         const Reader reader(path, fmt::format("[[section]] {}", sections.size() + 1));
-        reader.check_keys(table, {"id", "title", "figure", "study", "metric", "unit", "subtract",
-                                  "relative", "better", "sizes", "plots", "compare", "tolerance", "setting",
-                                  "differs", "absent"});
+        reader.check_keys(table, {"id", "title", "figure", "study", "metric", "unit",
+                                  "subtract", "relative", "also", "better", "sizes", "plots",
+                                  "compare", "tolerance", "setting", "differs", "absent"});
         s.id = reader.string(table, "id").value_or("");
         if (s.id.empty()) reader.fail("id", "missing");
         s.title = reader.string(table, "title").value_or(s.id);
@@ -89,6 +89,7 @@ std::vector<ReportSection> read_sections(const std::string& path) {
         s.higher_is_better = better == "higher";
         s.sizes = reader.sizes(table, "sizes").value_or(std::vector<std::uint64_t>{0});
         s.plots = reader.strings(table, "plots").value_or(std::vector<std::string>{});
+        s.also = reader.strings(table, "also").value_or(std::vector<std::string>{});
         s.tolerance = reader.number(table, "tolerance").value_or(s.tolerance);
         s.setting = reader.string(table, "setting").value_or("");
         s.differs = reader.string(table, "differs").value_or("");
@@ -209,6 +210,21 @@ bool within(const ReportSection& s, double measured, double published) {
     return std::fabs(measured - published) <= s.tolerance * std::fabs(published);
 }
 
+// Configurations by sizes, median [min..max].
+void write_table(std::ostream& out, const ReportSection& s, const std::vector<std::string>& configs,
+                 const Measured& measured) {
+    out << "| config |";
+    for (auto size : s.sizes) out << ' ' << size_name(size) << " |";
+    out << "\n|---|";
+    for (std::size_t i = 0; i < s.sizes.size(); ++i) out << "---|";
+    out << '\n';
+    for (const auto& config : configs) {
+        out << "| " << config << " |";
+        for (auto size : s.sizes) out << ' ' << cell(measured.at(s, config, size)) << " |";
+        out << '\n';
+    }
+}
+
 struct SectionResult {
     bool measured = false;
     std::optional<bool> reproduced;  // no comparison: unknown
@@ -251,15 +267,14 @@ SectionResult write_section(std::ostream& out, const ReportSection& s,
     result.measured = true;
     out << fmt::format("**Measured here** (`{}` of study `{}`, {}; median [min..max] over rounds):\n\n",
                        s.metric, s.study, s.unit.empty() ? "no unit" : s.unit);
-    out << "| config |";
-    for (auto size : s.sizes) out << ' ' << size_name(size) << " |";
-    out << "\n|---|";
-    for (std::size_t i = 0; i < s.sizes.size(); ++i) out << "---|";
-    out << '\n';
-    for (const auto& config : configs) {
-        out << "| " << config << " |";
-        for (auto size : s.sizes) out << ' ' << cell(measured.at(s, config, size)) << " |";
-        out << '\n';
+    write_table(out, s, configs, measured);
+    for (const auto& metric : s.also) {
+        ReportSection other = s;
+        other.metric = metric;
+        other.subtract.clear();
+        other.relative.clear();
+        out << fmt::format("\nAlso measured: `{}` of the same runs.\n\n", metric);
+        write_table(out, other, configs, measured);
     }
     // Which design wins: the best median at the largest size any configuration has.
     for (auto it = s.sizes.rbegin(); it != s.sizes.rend() && !result.best_value; ++it)

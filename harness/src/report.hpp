@@ -42,6 +42,7 @@ struct ReportSection {
     // (an overhead against a baseline configuration), or with `relative` set the
     // gain over that configuration in % ((its value - this one) / its value).
     std::string study, metric, unit, subtract, relative;
+    std::vector<std::string> also;  // more metrics of the same runs, shown as they are
     bool higher_is_better = true;
     std::vector<std::uint64_t> sizes;  // columns of the measured table (0: none)
     std::vector<std::string> plots;    // figure stems in the run's plots/
