@@ -224,9 +224,14 @@ def wrapper(ret, name, params):
             if scalar:
                 args.append(conv_in.format(n) if conv_in else n)
             elif conv_in or conv_out:
-                pre.append(f"int {n}_n = {n} ? {conv_in.format('*' + n) if conv_in else '*' + n} : 0;")
+                # Only a key being freed is read; the others are results, written
+                # when the call succeeds.
+                reads = name.endswith(("_free_keyval", "Keyval_free"))
+                value_in = conv_in.format("*" + n) if conv_in else "*" + n
+                pre.append(f"int {n}_n = {n} ? {value_in} : 0;" if reads else f"int {n}_n = 0;")
                 args.append(f"{n} ? &{n}_n : nullptr")
-                post.append(f"if ({n}) *{n} = {conv_out.format(n + '_n') if conv_out else n + '_n'};")
+                value_out = conv_out.format(n + "_n") if conv_out else n + "_n"
+                post.append(f"if ({n}{'' if reads else ' && rc == 0'}) *{n} = {value_out};")
             else:
                 args.append(n)
         else:

@@ -217,6 +217,10 @@ void ShmTransport::check_cross_memory_attach() const {
     const int err = cross_memory::read(block.pid, reinterpret_cast<std::byte*>(&seen), sizeof seen,
                                          block.probe_word);
     const std::uint64_t expected = probe_value(block.pid);
+    // The peer is gone: it left MPI_Init already (this check follows the last
+    // fence) and died, which its launcher reports; it says nothing about
+    // whether this process may attach.
+    if (err == ESRCH) return;
     if (err != 0)
         fail("cross-memory attach to local rank {} (pid {}) failed: {}.{} The shared-memory "
              "transport needs it for messages above SI_EAGER_LIMIT.",
