@@ -273,8 +273,20 @@ SectionResult write_section(std::ostream& out, const ReportSection& s,
         other.metric = metric;
         other.subtract.clear();
         other.relative.clear();
-        out << fmt::format("\nAlso measured: `{}` of the same runs.\n\n", metric);
-        write_table(out, other, configs, measured);
+        // metric@study: of another study of the run.
+        if (const auto at = metric.find('@'); at != std::string::npos) {
+            other.metric = metric.substr(0, at);
+            other.study = metric.substr(at + 1);
+            out << fmt::format("\nAlso measured: `{}` of study `{}`.\n\n", other.metric,
+                               other.study);
+        } else {
+            out << fmt::format("\nAlso measured: `{}` of the same runs.\n\n", metric);
+        }
+        const auto other_configs = measured.configs(other);
+        if (other_configs.empty())
+            out << "(not in this run)\n";
+        else
+            write_table(out, other, other_configs, measured);
     }
     // Which design wins: the best median at the largest size any configuration has.
     for (auto it = s.sizes.rbegin(); it != s.sizes.rend() && !result.best_value; ++it)

@@ -26,6 +26,7 @@
 #include "process.hpp"
 #include "program_study.hpp"
 #include "rma.hpp"
+#include "rma_patterns.hpp"
 #include "sbatch.hpp"
 #include "suites/suite_figures.hpp"
 #include "suites/suite_runs.hpp"
@@ -182,6 +183,9 @@ void draw_and_summarize(const fs::path& dir, const std::vector<Row>& rows, const
         for (auto& figure : rma_figures(index)) figures.push_back(std::move(figure));
         if (const std::string rma = format_rma_tables(index, plots.summary_sizes); !rma.empty())
             summary += (summary.empty() ? "" : "\n") + rma;
+        for (auto& figure : rma_pattern_figures(index)) figures.push_back(std::move(figure));
+        if (const std::string patterns = format_rma_pattern_tables(index); !patterns.empty())
+            summary += (summary.empty() ? "" : "\n") + patterns;
         write_summary_csv((dir / "summary.csv").string(), index);
     }
     if (!apps.empty()) {

@@ -204,14 +204,16 @@ TEST(SibenchProfile, ShippedProfilesParse) {
         EXPECT_FALSE(expand_matrix(p).empty());
     }
     // quick: one pair (SP, the oversubscribed scalability study and the one-sided
-    // one-to-many study: 4 ranks; the one-sided lock test: 3), one helper (it has to fit a two-core laptop); the
+    // one-to-many study: 4 ranks; the one-sided lock test and the three-rank inefficiency
+    // patterns: 3), one helper (it has to fit a two-core laptop); the
     // runtime's costs in one process.
     int gbench_runs = 0;
     for (const auto& run : expand_matrix(parse_profile_file(find_profile("quick")))) {
         const bool four = run.benchmark == "sp" || run.study == "scalability" ||
                           run.study == "collectives" || run.study == "rma-one-to-many";
         gbench_runs += run.kind == "gbench";
-        const int ranks = run.study == "rma-lock" ? 3 : four ? 4 : 2;
+        const bool three = run.study == "rma-lock" || run.study == "rma-patterns-3";
+        const int ranks = three ? 3 : four ? 4 : 2;
         EXPECT_EQ(run.ranks(), run.kind == "gbench" ? 1 : ranks) << run.id;
         if (run.config.mode == "smart") {
             EXPECT_EQ(run.config.helpers, 1) << run.id;

@@ -87,5 +87,30 @@ TEST(SibenchReport, ASmallRunGetsEverySectionWithAMeasurementOrAReason) {
     EXPECT_NE(md.find("## Which design wins where"), std::string::npos);
 }
 
+TEST(SibenchReport, AlsoTakesAMetricOfAnotherStudyWhenNamedWithAt) {
+    test::ScratchDir dir;
+    std::vector<Row> rows = {overlap_row("simpi-none", 1048576, "latency_median", 100)};
+    Row other = overlap_row("simpi-smart-h1", 1048576, "wait_median", 42);
+    other.study = "second";
+    other.run = "second.simpi-smart-h1";
+    rows.push_back(other);
+    write_rows(dir.file("results.csv"), rows);
+    ReportSection s;
+    s.id = "x";
+    s.title = "Two studies";
+    s.figure = "nowhere";
+    s.study = "overlap";
+    s.metric = "latency_median";
+    s.unit = "us";
+    s.sizes = {1048576};
+    s.also = {"wait_median@second", "wait_median@absent"};
+    write_report(dir.path(), {}, {s}, dir.file("out"));
+    const std::string md = test::read_text(dir.file("out/report.md"));
+    const auto at = md.find("Also measured: `wait_median` of study `second`.");
+    ASSERT_NE(at, std::string::npos) << md;
+    EXPECT_NE(md.find("| simpi-smart-h1 | 42.0 |", at), std::string::npos) << md;
+    EXPECT_NE(md.find("of study `absent`.\n\n(not in this run)"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace si::harness
