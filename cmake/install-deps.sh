@@ -1,13 +1,14 @@
 #!/bin/sh
 # Installs the Debian 12 packages the build, the tests and the benchmarks need,
 # if any is missing. Called by `make test` and `make bench`; safe to rerun. valgrind:
-# callgrind counts the instructions per operation (microbench/instructions).
+# callgrind counts the instructions per operation (microbench/instructions);
+# cmark-gfm and weasyprint turn sibench's report into a PDF.
 set -eu
 
 packages="build-essential cmake ninja-build pkg-config git gfortran python3
 libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
 libhwloc-dev hwloc rdma-core libibverbs-dev ibverbs-providers
-mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps
+mpich libmpich-dev openmpi-bin libopenmpi-dev gnuplot-nox procps cmark-gfm weasyprint
 libfccp-dev libcpptoml-dev nlohmann-json3-dev clang libclang-rt-14-dev cppcheck clang-tidy
 qemu-system-x86 linux-image-amd64 busybox-static ibverbs-utils perftest iproute2 kmod cpio
 slurmd slurmctld slurm-client munge valgrind"

@@ -329,6 +329,7 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingDirectory);
 
     std::string report_from, report_out, report_published, report_sections;
+    bool report_pdf = false;
     auto* report_cmd = app.add_subcommand(
         "report",
         "The thesis' and the papers' published results beside a run directory's measurements");
@@ -344,6 +345,8 @@ int main(int argc, char** argv) {
         ->add_option("--sections", report_sections,
                      "What each section compares (default: harness/report/sections.toml)")
         ->check(CLI::ExistingFile);
+    report_cmd->add_flag("--pdf", report_pdf,
+                         "Also write report.pdf (needs cmark-gfm and weasyprint)");
 
     std::string reference, current, tolerance;
     std::vector<std::string> stats = {"median"};
@@ -484,6 +487,12 @@ int main(int argc, char** argv) {
             std::cout << fmt::format(
                 "{} results, {} measured here, {} reproduced; report in {}/report.md\n",
                 counts.sections, counts.measured, counts.reproduced, out);
+            if (!report_pdf) return 0;
+            if (const std::string problem = write_report_pdf(out); !problem.empty()) {
+                std::cerr << "sibench report: no PDF: " << problem << '\n';
+                return 1;
+            }
+            std::cout << fmt::format("PDF in {}/report.pdf\n", out);
             return 0;
         }
         if (plot_cmd->parsed()) {

@@ -71,4 +71,8 @@ std::string report_data(const std::string& name);
 ReportCounts write_report(const std::string& run_dir, const std::vector<PublishedValue>& published,
                           const std::vector<ReportSection>& sections, const std::string& out_dir);
 
+// <out_dir>/report.pdf from the report.md write_report left there (cmark-gfm and
+// WeasyPrint, report_pdf.cpp); "" when written, else why not.
+std::string write_report_pdf(const std::string& out_dir);
+
 }  // namespace si::harness

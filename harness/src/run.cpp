@@ -591,6 +591,11 @@ int run_sweep(const RunOptions& options) {
         std::cout << fmt::format("report: {} ({} results, {} measured here)\n",
                                  (dir / "report" / "report.md").string(), counts.sections,
                                  counts.measured);
+        // A few seconds: written whenever the two tools are installed.
+        const std::string problem = write_report_pdf((dir / "report").string());
+        std::cout << (problem.empty() ? "report: " + (dir / "report" / "report.pdf").string()
+                                      : "report: no PDF: " + problem)
+                  << '\n';
     }
 
     if (ok == 0) return 1;
