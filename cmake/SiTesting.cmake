@@ -313,6 +313,7 @@ endfunction()
 function(si_add_testlist file)
   cmake_parse_arguments(L "NO_REFERENCE" "" "MODES;LAUNCHERS" ${ARGN})
   file(STRINGS ${file} lines)
+  set(referenced "")
   foreach(line IN LISTS lines)
     si_parse_testlist_line(${file} "${line}")
     if(TL_PROGRAM STREQUAL "")
@@ -339,8 +340,14 @@ function(si_add_testlist file)
     if(L_NO_REFERENCE)
       continue()
     endif()
-    si_add_mpi_test(NAME ${program}.np${nprocs}${suffix} PROGRAM ${program}
-                    NPROCS ${nprocs} ARGS ${args} LAUNCHERS mpich LABELS integration mpich)
+    # MPICH ignores the SI_* settings of env=: lines that differ only there
+    # (coll_shm at 4 ranks with SI_NODE_SIZE=2, say) have one reference run.
+    string(JOIN "," reference "${program}" "${nprocs}" ${args})
+    if(NOT reference IN_LIST referenced)
+      list(APPEND referenced "${reference}")
+      si_add_mpi_test(NAME ${program}.np${nprocs}${suffix} PROGRAM ${program}
+                      NPROCS ${nprocs} ARGS ${args} LAUNCHERS mpich LABELS integration mpich)
+    endif()
     # The same MPICH-built binary on this runtime through the MPICH ABI.
     foreach(mode IN ITEMS none smart_h1)
       _si_mode_env(mode_env ${mode})
