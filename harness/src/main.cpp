@@ -2,6 +2,7 @@
 // results against a reference, writes Slurm sweeps. See harness/README.md.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 #include "profile.hpp"
 #include "program_study.hpp"
 #include "results.hpp"
+#include "doctor.hpp"
 #include "report.hpp"
 #include "run.hpp"
 #include "sbatch.hpp"
@@ -404,6 +406,26 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     add_selection(*sbatch_cmd, sb.filter, sb_helpers, sb_rounds);
 
+    DoctorOptions doctor;
+    std::string doctor_build = "build", doctor_out;
+    std::vector<std::string> doctor_needs;
+    bool doctor_no_jobs = false;
+    auto* doctor_cmd = app.add_subcommand(
+        "doctor",
+        "Preflight: what this node offers a run (RDMA, limits, module, placement, launchers, "
+        "baselines) and a two-rank job; non-zero when something blocks a run");
+    doctor_cmd->add_option("--build", doctor_build, "Build directory holding bin/")
+        ->capture_default_str();
+    doctor_cmd
+        ->add_option("--need", doctor_needs,
+                     "What a missing piece blocks: verbs (jobs across nodes), kmod (SI_WAKE=kmod)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"verbs", "kmod"}));
+    doctor_cmd->add_option("--ranks", doctor.ranks, "Ranks per node to place (default: one per core)")
+        ->check(CLI::Range(1, 4096));
+    doctor_cmd->add_flag("--no-jobs", doctor_no_jobs, "Skip the two-rank smoke jobs");
+    doctor_cmd->add_option("--out", doctor_out, "Also write the report to this file");
+
     std::string trace_prefix, trace_out;
     int trace_repetitions = 3;
     auto* trace_cmd = app.add_subcommand(
@@ -498,6 +520,22 @@ int main(int argc, char** argv) {
         if (plot_cmd->parsed()) {
             where = "sibench plot";
             return plot_results(plot_dir);
+        }
+        if (doctor_cmd->parsed()) {
+            where = "sibench doctor";
+            doctor.bin_dir = (std::filesystem::path(doctor_build) / "bin").string();
+            doctor.need_verbs = std::count(doctor_needs.begin(), doctor_needs.end(), "verbs") > 0;
+            doctor.need_kmod = std::count(doctor_needs.begin(), doctor_needs.end(), "kmod") > 0;
+            doctor.jobs = !doctor_no_jobs;
+            const auto checks = run_doctor(doctor);
+            const std::string text = format_doctor(checks);
+            std::cout << text;
+            if (!doctor_out.empty()) {
+                std::ofstream out(doctor_out, std::ios::trunc);
+                out << text;
+                if (!out) throw std::runtime_error("cannot write " + doctor_out);
+            }
+            return doctor_exit_code(checks);
         }
         if (trace_cmd->parsed()) {
             where = "sibench trace";

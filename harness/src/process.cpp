@@ -150,6 +150,15 @@ ProcessResult run_process(const Command& command, const std::string& log_path, d
     return result;
 }
 
+ProcessResult run_process_to(const Command& command, const std::string& stdout_path,
+                             const std::string& log_path, double timeout_s,
+                             const std::string& cwd) {
+    Command redirected{{"sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", stdout_path},
+                       command.env};
+    redirected.argv.insert(redirected.argv.end(), command.argv.begin(), command.argv.end());
+    return run_process(redirected, log_path, timeout_s, cwd);
+}
+
 std::string find_program(const std::string& name) {
     namespace fs = std::filesystem;
     if (name.empty()) return "";

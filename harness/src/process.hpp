@@ -23,6 +23,12 @@ struct ProcessResult {
 ProcessResult run_process(const Command& command, const std::string& log_path, double timeout_s,
                           const std::string& cwd = "");
 
+// The same with stdout alone into `stdout_path` (a program whose output is data:
+// HTML, TOML), stderr appended to `log_path`.
+ProcessResult run_process_to(const Command& command, const std::string& stdout_path,
+                             const std::string& log_path, double timeout_s,
+                             const std::string& cwd = "");
+
 // Installs a SIGINT/SIGTERM handler that makes run_process end its child and return
 // with `interrupted`, and interrupted_by_user() true from then on.
 void install_interrupt_handler();

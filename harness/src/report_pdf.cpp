@@ -49,12 +49,10 @@ std::string write_report_pdf(const std::string& out_dir) {
     const fs::path body = dir / "report.body.html", html = dir / "report.html",
                    log = dir / "report-pdf.log";
     fs::remove(log);
-    // cmark-gfm writes to stdout only: the shell puts it in a file, its errors go
-    // to the log.
-    const Command to_html{{"sh", "-c", "exec \"$0\" -e table \"$1\" > \"$2\"", cmark,
-                           (dir / "report.md").string(), body.string()},
-                          {}};
-    if (const auto result = run_process(to_html, log.string(), 60); result.exit_status != 0)
+    // cmark-gfm writes to stdout only.
+    const Command to_html{{cmark, "-e", "table", (dir / "report.md").string()}, {}};
+    if (const auto result = run_process_to(to_html, body.string(), log.string(), 60);
+        result.exit_status != 0)
         return failure("cmark-gfm", result, log);
     {
         std::ifstream in(body);

@@ -78,6 +78,14 @@ std::string script_header(const Profile& profile, const SbatchOptions& o, int no
         "    echo \"commit: $SI_BENCH_COMMIT\"\n"
         "}} > machine-n{}.txt\n\n",
         nodes);
+    // The doctor's view of the first node; the sweep runs regardless, and the
+    // file stays with the results.
+    s += fmt::format(
+        "# What the first node offers (sibench doctor): devices, GID, limits, module.\n"
+        "{} doctor --build {} {}--no-jobs --out doctor-n{}.txt > /dev/null ||\n"
+        "    echo \"sibench doctor: something blocks a run here; see doctor-n{}.txt\"\n\n",
+        shell_quote(o.sibench), shell_quote(o.build_dir), nodes > 1 ? "--need verbs " : "",
+        nodes, nodes);
     s += "# run ID LIMIT COMMAND...: one benchmark, its output in logs/ID.log; status/ID gets\n"
          "# \"exit_status start end\" (seconds since the epoch), which `sibench plot` reads.\n"
          "run() {\n"

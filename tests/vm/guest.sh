@@ -30,7 +30,11 @@ setup() {
         ip link set lo up && ip link set veth0 up && ip link set veth1 up &&
         rdma link add rxe0 type rxe netdev veth0 || return 1
     insmod "$SI_VM_MODULE" || return 1
-    # The port turns ACTIVE once the veth carrier is up.
+    wait_active
+}
+
+# The port turns ACTIVE once the veth carrier is up.
+wait_active() {
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
         ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && return 0
         sleep 0.5
@@ -98,6 +102,46 @@ step_faults_kmod() {
 
 step_unload() { rmmod si_wake; }
 
+# sibench doctor with everything in place (its two-rank jobs too), then each
+# problem that blocks a run made on purpose: the doctor must exit non-zero and
+# name it, and the guest is put back before the next.
+doctor() { ${SI_DOCTOR_PREFIX:-} "$build/bin/sibench" doctor --build "$build" "$@"; }
+blocked() {
+    what=$1 pattern=$2
+    shift 2
+    if out=$(doctor --no-jobs "$@" 2>&1); then
+        echo "$out"
+        echo "doctor: $what not reported as blocking"
+        return 1
+    fi
+    if ! echo "$out" | grep -q -- "$pattern"; then
+        echo "$out"
+        echo "doctor: $what not named ('$pattern')"
+        return 1
+    fi
+    echo "doctor names $what: $(echo "$out" | grep -m1 -- "$pattern")"
+}
+step_doctor() {
+    doctor --need verbs,kmod || return 1
+    # Root's CAP_IPC_LOCK would lift the limit: dropped from the bounding set,
+    # as a user's job has it.
+    (ulimit -l 64 && SI_DOCTOR_PREFIX="setpriv --bounding-set=-ipc_lock" \
+        blocked "a locked-memory limit too small" "FAIL  locked memory" --need verbs) || return 1
+    rmmod si_wake || return 1
+    blocked "the missing module" "FAIL  si_wake module" --need kmod
+    status=$?
+    insmod "$SI_VM_MODULE" || return 1
+    ip link set veth0 down
+    blocked "a port that is down" "rxe0 port 1 is down" --need verbs || status=1
+    ip link set veth0 up
+    wait_active || return 1
+    rdma link delete rxe0
+    blocked "no RDMA device" "FAIL  RDMA .*no RDMA device" --need verbs || status=1
+    rdma link add rxe0 type rxe netdev veth0
+    wait_active || return 1
+    return "$status"
+}
+
 # Tests the verbs transport registers with label `verbs`, if there are any yet.
 step_verbs() {
     if ! ctest --test-dir "$build" -N -L verbs | grep -q 'Total Tests: [1-9]'; then
@@ -162,6 +206,7 @@ main() {
     step faults_kmod step_faults_kmod
     step verbs step_verbs
     step perftest step_perftest
+    step doctor step_doctor
     step rmmod step_unload
     step kernel_log step_kernel_log
     if [ -n "$failed" ]; then

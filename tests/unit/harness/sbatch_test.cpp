@@ -81,6 +81,10 @@ TEST(SibenchSbatch, OneScriptPerNodeCount) {
     EXPECT_TRUE(contains(n2, "cd /scratch/u/sweep || exit 1\n"));
     EXPECT_TRUE(contains(n2, "abc123"));
     EXPECT_FALSE(contains(n2, "SI_NODE_SIZE"));  // real nodes
+    // The first node's preflight, kept with the results; across nodes verbs must work.
+    EXPECT_TRUE(contains(n2, "doctor --build /home/u/si/build --need verbs --no-jobs --out "
+                             "doctor-n2.txt"))
+        << n2;
     // A simpi-smart run: its settings, srun with PMI-1 over pmi2, the binary, the CSV.
     EXPECT_TRUE(contains(n2,
                          "run overlap.simpi-smart-h1.n2r1 900 env SI_PROGRESS=smart SI_HELPERS=1 "

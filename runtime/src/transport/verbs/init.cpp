@@ -64,18 +64,6 @@ std::uint64_t hex_number(const std::string& text, const std::string& key) {
     return value;
 }
 
-// CAP_IPC_LOCK (bit 14 of the effective set) lifts the locked-memory limit.
-bool can_lock_any_memory() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (!line.starts_with("CapEff:")) continue;
-        const std::uint64_t caps = std::strtoull(line.c_str() + 7, nullptr, 16);
-        return (caps >> 14 & 1) != 0;
-    }
-    return false;
-}
-
 std::uint64_t memlock_limit() {
     rlimit limit{};
     if (::getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
@@ -95,6 +83,17 @@ std::string memlock_hint(int err) {
 }
 
 }  // namespace
+
+bool can_lock_any_memory() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (!line.starts_with("CapEff:")) continue;
+        const std::uint64_t caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+        return (caps >> 14 & 1) != 0;
+    }
+    return false;
+}
 
 // ---- device ------------------------------------------------------------------
 
@@ -210,6 +209,15 @@ void close_device(Device& device) {
     device.context = nullptr;
 }
 
+std::uint64_t pinned_bytes(const Options& options, std::size_t peers) {
+    const std::size_t slots = peers * static_cast<std::size_t>(options.credits);
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t receive_slot = round_up(std::max<std::size_t>(options.max_body, 1), 64);
+    const std::size_t bounce_slot = VerbsTransport::kBounceHeaderBytes + receive_slot;
+    return round_up(slots * receive_slot, page) + round_up(slots * bounce_slot, page) +
+           round_up(slots * VerbsTransport::kTupleBytes, page) + page;
+}
+
 std::optional<std::string> memlock_problem(std::uint64_t limit, std::uint64_t needed,
                                            bool can_lock_any) {
     if (can_lock_any || limit >= needed) return std::nullopt;
@@ -276,15 +284,14 @@ void VerbsTransport::set_up(bootstrap::Bootstrap& bootstrap, std::vector<int> pe
     const std::size_t n = peers.size();
     receive_slot_bytes_ = round_up(std::max<std::size_t>(options_.max_body, 1), 64);
     bounce_slot_bytes_ = kBounceHeaderBytes + receive_slot_bytes_;
+    if (auto problem =
+            memlock_problem(memlock_limit(), pinned_bytes(options_, n), can_lock_any_memory()))
+        fail("verbs: {}", *problem);
     const std::size_t slots = n * static_cast<std::size_t>(credits);
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t receive_bytes = round_up(slots * receive_slot_bytes_, page);
     const std::size_t bounce_bytes = round_up(slots * bounce_slot_bytes_, page);
     const std::size_t icb_bytes = slots * kTupleBytes;
-    if (auto problem = memlock_problem(
-            memlock_limit(), receive_bytes + bounce_bytes + round_up(icb_bytes, page) + page,
-            can_lock_any_memory()))
-        fail("verbs: {}", *problem);
 
     const ibv_device_attr& attr = device_.device_attr;
     sq_depth_ = std::min(2 * credits + kRdmaDepth, attr.max_qp_wr);

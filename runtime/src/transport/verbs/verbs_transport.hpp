@@ -80,6 +80,14 @@ void close_device(Device& device);
 // Whether some RDMA device has an ACTIVE port, without complaining when none has.
 bool device_available();
 
+// Whether this process may lock any amount of memory (CAP_IPC_LOCK, bit 14
+// of its effective capabilities, lifts RLIMIT_MEMLOCK).
+bool can_lock_any_memory();
+
+// What the transport pins for `peers` peers (receive and send-bounce slots,
+// ICB slots, a page for the rest): what RLIMIT_MEMLOCK must allow.
+std::uint64_t pinned_bytes(const Options& options, std::size_t peers);
+
 // The complaint about a locked-memory limit too low for `needed` bytes, or
 // nullopt when it is enough (or the process may lock any amount).
 std::optional<std::string> memlock_problem(std::uint64_t limit, std::uint64_t needed,
@@ -127,10 +135,11 @@ class VerbsTransport final : public Transport {
     std::size_t messages_in_flight(int) const override { return 0; }
     bool last_message_untaken(int) const override { return false; }
 
-  private:
     static constexpr std::size_t kTupleBytes = sizeof(std::uint64_t);
     // A bounce slot holds the tuple, then (64-byte aligned) the body.
     static constexpr std::size_t kBounceHeaderBytes = 64;
+
+  private:
 
     enum class Work : std::uint64_t { receive = 1, send = 2, credit = 3, rdma = 4 };
     static std::uint64_t work_id(Work kind, int peer, std::uint32_t low) {
