@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside the guest booted by run-guest.sh, chrooted into the host's root:
 #   guest.sh <run folder>/guest-env.sh
-# Brings up Soft-RoCE (rxe0 on veth0, 10.77.0.1) and loads si_wake, then runs
+# Brings up Soft-RoCE (rxe0 on veth0, 10.77.0.1; on node I of a cluster rxe0
+# on eth0, 10.79.0.I) and loads si_wake, then runs
 # <run folder>/command.sh if run-guest.sh was given a command, otherwise the
 # guest-VM tier: every step runs even when an earlier one failed, so that one
 # boot reports everything. Output goes to the console and <run>/guest.log.
@@ -25,6 +26,15 @@ run_tests="$SI_VM_PROJECT/tests/run-tests.sh"
 export SI_TEST_NO_SKIP=1
 
 setup() {
+    if [ "${SI_VM_NODE:-0}" != 0 ]; then
+        # A node of a cluster (tests/cluster): its own address, GID and device.
+        hostname "node$SI_VM_NODE"
+        ip link set lo up && ip addr add "10.79.0.$SI_VM_NODE/24" dev eth0 &&
+            ip link set eth0 up && rdma link add rxe0 type rxe netdev eth0 || return 1
+        insmod "$SI_VM_MODULE" || return 1
+        wait_active
+        return
+    fi
     ip link add veth0 type veth peer name veth1 &&
         ip addr add 10.77.0.1/24 dev veth0 &&
         ip link set lo up && ip link set veth0 up && ip link set veth1 up &&

@@ -6,6 +6,11 @@
 #
 #   tests/vm/run-guest.sh [--build DIR] [--timeout S] [--keep]            # the tier
 #   tests/vm/run-guest.sh [--build DIR] [--timeout S] -- command args...  # one command
+#   tests/vm/run-guest.sh --node I --net NETDEV ... -- command args...   # node I of a cluster
+#
+# With --node I (1..9) the guest is node I of a cluster (tests/cluster): a
+# virtio NIC on the QEMU network NETDEV (a -netdev value naming id n0), eth0
+# at 10.79.0.I, hostname nodeI, Soft-RoCE rxe0 on eth0 instead of the veth.
 #
 # The command runs as root in the host's root file system, in the directory
 # you called this from, with the build tree writable (everything else is
@@ -20,13 +25,17 @@ project=$(cd "$here/../.." && pwd)
 build="$project/build"
 timeout=840
 keep=0
+node=0
+net=""
 while [ $# -gt 0 ]; do
     case "$1" in
+        --node) node=$2; shift 2 ;;
+        --net) net=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
         --keep) keep=1; shift ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "run-guest.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -76,6 +85,7 @@ quote() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
     echo "SI_VM_BUILD=$(quote "$build")"
     echo "SI_VM_RUN=$(quote "$run")"
     echo "SI_VM_MODULE=$(quote "$module")"
+    echo "SI_VM_NODE=$node"
 } >"$run/guest-env.sh"
 if [ $# -gt 0 ]; then
     {
@@ -91,7 +101,8 @@ mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/mnt" "$root/mod
 cp "$busybox" "$root/bin/busybox"
 # Dependency order matters; without crc32_generic `rdma link add` fails.
 modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache
-9pnet 9pnet_virtio 9p crc32_generic ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth"
+9pnet 9pnet_virtio 9p crc32_generic ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth
+failover net_failover virtio_net"
 for m in $modules; do
     file=$(find "/lib/modules/$kver/kernel" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
     [ -n "$file" ] || skip "module $m.ko not found under /lib/modules/$kver"
@@ -142,9 +153,16 @@ chmod +x "$root/init"
 # ---- boot ------------------------------------------------------------------------
 echo "run-guest.sh: booting $kver under TCG (log: $run/console.log)" >&2
 start=$(date +%s)
+if [ "$node" != 0 ]; then
+    # One vCPU each: the nodes of a cluster share the host's cores.
+    machine="-smp 1 -m 1536 -netdev $net -device virtio-net-pci,netdev=n0,mac=52:54:00:79:00:0$node"
+else
+    machine="-smp 2 -m 2048 -nic none"
+fi
 set +e
+# shellcheck disable=SC2086
 timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
-    -accel tcg -cpu max -smp 2 -m 2048 -nic none -nographic -no-reboot \
+    -accel tcg -cpu max $machine -nographic -no-reboot \
     -kernel "/boot/vmlinuz-$kver" -initrd "$run/initrd.gz" \
     -append "console=ttyS0 panic=-1 loglevel=5" \
     -fsdev local,id=h,path=/,security_model=none,readonly=on,multidevs=remap \

@@ -57,9 +57,10 @@ void VerbsTransport::mark_failed(Peer& peer, const char* what, const ibv_wc* wc)
     peer.failed = true;
     failed_to_report_.push_back(peer.rank);
     log::error(
-        "verbs: {} with rank {} failed: {} (vendor error {:#x}); rank {} is unreachable "
-        "from now on (did it die?)",
-        what, peer.rank, wc != nullptr ? ::ibv_wc_status_str(wc->status) : "error",
+        "verbs: {} with rank {} over {} port {} failed: {} (vendor error {:#x}); rank {} is "
+        "unreachable from now on (did it die, or did a link between us go down?)",
+        what, peer.rank, device_.name, device_.port,
+        wc != nullptr ? ::ibv_wc_status_str(wc->status) : "error",
         wc != nullptr ? wc->vendor_err : 0, peer.rank);
 }
 
