@@ -280,6 +280,15 @@ void Runtime::bring_up() {
     doorbell_backend = wake::make_backend(config::WakeBackend::futex);
     progress_lock->set_doorbell(block.doorbell, *doorbell_backend);
     engine->set_doorbell(block.doorbell, *doorbell_backend);
+    // As MPICH does on a fatal network error: without fault tolerance, the
+    // job cannot go on without a rank. After the closing barrier of
+    // MPI_Finalize a peer that left first may look unreachable: not an error.
+    engine->on_peer_unreachable([this](int peer) {
+        if (closing.load(std::memory_order_relaxed)) return;
+        abort_job(1, fmt::format("rank {} cannot be reached any more (the error above says "
+                                 "why); the job cannot go on without it",
+                                 peer));
+    });
     communicators.reset(locality.world_rank, locality.world_size);
     if (settings.progress == config::ProgressMode::thread)
         progress_thread = std::make_unique<progress::ProgressThread>(*engine);
@@ -371,6 +380,7 @@ void Runtime::stop() {
     std::string detail;
     if (coll::barrier(collective_context(*world, &detail)) != MPI_SUCCESS)
         log::warn("MPI_Finalize: the closing barrier failed ({}); ending anyway", detail);
+    runtime->closing.store(true, std::memory_order_relaxed);
     forget_windows();
     runtime->progress_thread.reset();
     if (runtime->interrupt_progress) runtime->interrupt_progress->stop();

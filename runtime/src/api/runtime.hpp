@@ -49,6 +49,8 @@ public:
     std::unique_ptr<wake::Backend> doorbell_backend;  // declared before its users
     std::unique_ptr<p2p::ProgressLock> progress_lock;
     std::unique_ptr<p2p::Engine> engine;
+    // MPI_Finalize passed its closing barrier (engine's peer_unreachable handler).
+    std::atomic<bool> closing{false};
     std::unique_ptr<progress::ProgressThread> progress_thread;
     std::unique_ptr<progress::InterruptProgress> interrupt_progress;
     std::unique_ptr<progress::PefProgress> pef;

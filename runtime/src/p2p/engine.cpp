@@ -388,6 +388,7 @@ void Engine::peer_failed(int peer) {
         request->result.error = kErrOther;
         complete(request);
     });
+    if (peer_unreachable_) peer_unreachable_(peer);
 }
 
 void Engine::finish_rendezvous(Request* request) {

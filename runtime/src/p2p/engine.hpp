@@ -366,6 +366,13 @@ class Engine final : private transport::Events {
     // Lets wait() sleep on `doorbell`, which every transport rings when it
     // delivers a message to this rank (see transport.hpp).
     void set_doorbell(std::atomic<std::uint32_t>& doorbell, wake::Backend& backend);
+    // Called (with the progress lock held, never in a signal handler) when a
+    // transport reports a peer unreachable, after the engine failed what
+    // waited for it: receives, collectives and epochs that wait for the peer
+    // would otherwise wait for ever, so the runtime ends the job there.
+    void on_peer_unreachable(std::function<void(int peer)> handler) {
+        peer_unreachable_ = std::move(handler);
+    }
     // Whether a blocked call may sleep on the doorbell even while the host
     // has a CPU for each of its ranks' threads: false when it never sleeps
     // (no doorbell, Options::wait_spin negative) or polls as long as CPUs
@@ -441,6 +448,9 @@ class Engine final : private transport::Events {
     std::chrono::steady_clock::time_point expected_end(const Request* request) const;
     // True while `request` is being written by its sender, for at most
     // kLongestTransferSpin from the first call (`until` remembers it).
+    // Once per kProbePeriod (wait.cpp) of a blocked call: asks the transport
+    // of every peer an unfinished request waits for to probe it.
+    void probe_due(std::chrono::steady_clock::time_point& next);
     bool awaiting_delivery(const Request* request,
                            std::optional<std::chrono::steady_clock::time_point>& until) const;
     // Direct delivery on shared memory (direct.cpp).
@@ -451,6 +461,7 @@ class Engine final : private transport::Events {
     int world_rank_;
     std::vector<transport::Transport*> transport_of_;
     std::vector<transport::Transport*> transports_;  // each once, shared memory first
+    std::function<void(int)> peer_unreachable_;
     ProgressLock& lock_;
     Options options_;
     RequestPool pool_;

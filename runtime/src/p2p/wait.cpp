@@ -18,6 +18,12 @@ namespace {
 
 // A blocked call never polls longer than this for a transfer to end.
 constexpr auto kLongestTransferSpin = std::chrono::milliseconds(5);
+// A call blocked this long asks the transports of the peers its unfinished
+// requests wait for whether they can still be reached, and again as often
+// (Transport::probe): over verbs a rank with nothing in flight to a peer
+// behind a dead link would otherwise wait for ever, its reliable connection
+// having nothing to retry.
+constexpr auto kProbePeriod = std::chrono::seconds(1);
 // How long a rank must have waited before it acts for a peer that seems to
 // compute (writes the data of its send itself, scans for sleeping interrupt
 // threads). A peer inside MPI takes an RTS within 0.5 us (90th percentile on
@@ -92,6 +98,7 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
     // late and the FIN came from the peer's own CPU: its wake-up costs the
     // sender ~10 us and the sleeper ~8 us on a virtual machine.
     bool handed_over = false;
+    auto next_probe = entered + kProbePeriod;
     constexpr unsigned kPassesPerClockRead = 16;
     unsigned passes_unblocked = 0;
     while (!done()) {
@@ -121,36 +128,53 @@ void Engine::block_until(Done done, MaybeDone maybe_done, Request* lead) {
         } else if (!blocked || (++empty_passes % kPassesBeforeYield != 0 && !handed_over) ||
                    (!handed_over && std::chrono::steady_clock::now() < transfer_until)) {
             cpu_relax();
-        } else if (!may_sleep || !peers_with_queue_.empty() ||
-                   std::chrono::steady_clock::now() < spin_until || cpus_to_spare() ||
-                   awaiting_delivery(lead, delivery_spin_until) || activities_poll_memory()) {
-            // Queued sends wait for a peer to free a slot, and one-sided
-            // epoch counters are written by peers: neither rings a bell.
-            sched_yield();
         } else {
-            ++stats_.wait_sleeps;
-            // The re-check of the protocol is one more progress pass.
-            // Transports arm after the doorbell and before the last pass, so
-            // that an event in between is seen by the pass or rings the bell;
-            // the barrier covers senders that ring it with a plain load
-            // (wake::wake_if_sleeping_plain).
-            const wake::SleepResult result =
-                wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
-                    if (lock_.wanted_by_workers() || done() || !arm_transports() ||
-                        !wake::barrier_for_plain_wakers())
+            probe_due(next_probe);
+            if (!may_sleep || !peers_with_queue_.empty() ||
+                std::chrono::steady_clock::now() < spin_until || cpus_to_spare() ||
+                awaiting_delivery(lead, delivery_spin_until) || activities_poll_memory()) {
+                // Queued sends wait for a peer to free a slot, and one-sided
+                // epoch counters are written by peers: neither rings a bell.
+                sched_yield();
+            } else {
+                ++stats_.wait_sleeps;
+                // The re-check of the protocol is one more progress pass.
+                // Transports arm after the doorbell and before the last pass, so
+                // that an event in between is seen by the pass or rings the bell;
+                // the barrier covers senders that ring it with a plain load
+                // (wake::wake_if_sleeping_plain).
+                const wake::SleepResult result =
+                    wake::sleep(*wake_backend_, *doorbell_, kSleepLimit, [&] {
+                        if (lock_.wanted_by_workers() || done() || !arm_transports() ||
+                            !wake::barrier_for_plain_wakers())
+                            return false;
+                        if (progress_locked() == 0) return true;
+                        if (options_.concurrent_threads) lock_.wake_pollers();
                         return false;
-                    if (progress_locked() == 0) return true;
-                    if (options_.concurrent_threads) lock_.wake_pollers();
-                    return false;
-                });
-            if (result == wake::SleepResult::timed_out) {
-                ++stats_.wait_timeouts;
-                timed_out = true;
+                    });
+                if (result == wake::SleepResult::timed_out) {
+                    ++stats_.wait_timeouts;
+                    timed_out = true;
+                }
             }
         }
     }
     if (observer_ != nullptr) observer_->wait_ends();
     trace::record(trace::Event::wait_left);
+}
+
+void Engine::probe_due(std::chrono::steady_clock::time_point& next) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next) return;
+    next = now + kProbePeriod;
+    // Every peer an unfinished request waits for (a collective's or an
+    // epoch's as well as the caller's); a transport probes each at most once
+    // at a time.
+    pool_.for_each_in_use([&](Request* request) {
+        if (request->peer >= 0 && request->peer != world_rank_ &&
+            !request->complete.load(std::memory_order_relaxed))
+            transport_to(request->peer).probe(request->peer);
+    });
 }
 
 bool Engine::awaiting_delivery(const Request* request,

@@ -183,6 +183,11 @@ public:
     virtual int progress_in_signal_handler(Events& events) { return progress(events); }
     // What it counted, for SI_STATS at MPI_Finalize.
     virtual std::vector<Counter> counters() const { return {}; }
+    // The rank has waited long on `peer`: check that it can still be reached,
+    // so that a peer behind a dead link ends the wait (Events::peer_failed)
+    // instead of leaving it for ever. A transport that learns of a dead peer
+    // by other means does nothing.
+    virtual void probe(int /*peer*/) {}
     // The rank is about to sleep on its doorbell: make the next event ring it.
     // Call after arming the doorbell and before the last progress pass of the
     // sleep protocol (wake/wake_word.hpp), so an event in between is seen by

@@ -76,6 +76,28 @@ Result VerbsTransport::send(int peer_rank, std::uint64_t tuple, std::span<const 
     return Result::done;
 }
 
+void VerbsTransport::probe(int peer_rank) {
+    const int index = index_of_[static_cast<std::size_t>(peer_rank)];
+    if (index < 0) return;
+    Peer& peer = peers_[static_cast<std::size_t>(index)];
+    // Work in its queue fails by itself if the peer is gone.
+    if (peer.failed || peer.probing || peer.sq_used > 0) return;
+    ibv_send_wr wr{};
+    wr.wr_id = work_id(Work::probe, index, 0);
+    wr.num_sge = 0;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    if (int err = ::ibv_post_send(peer.qp, &wr, &bad)) {
+        log::error("verbs: cannot probe rank {}: {}", peer.rank, std::strerror(err));
+        mark_failed(peer, "posting a liveness probe", nullptr);
+        return;
+    }
+    peer.probing = true;
+    ++peer.sq_used;
+    ++probes_;
+}
+
 void VerbsTransport::repost(const Arrival& arrival) {
     repost_receive(static_cast<int>(arrival.slot >> 32), static_cast<std::uint32_t>(arrival.slot));
 }

@@ -103,6 +103,11 @@ int VerbsTransport::complete(const ibv_wc& wc, Events& events) {
             --peer.sq_used;
             if (!ok) mark_failed(peer, "a credit return", &wc);
             return 1;
+        case Work::probe:
+            --peer.sq_used;
+            peer.probing = false;
+            if (!ok) mark_failed(peer, "a liveness probe", &wc);
+            return 0;
         case Work::rdma: {
             --peer.sq_used;
             RdmaOp& op = ops_[low];

@@ -126,6 +126,11 @@ class VerbsTransport final : public Transport {
     Result rdma_write(int peer, const void* local, std::size_t bytes, RemoteKey remote,
                       std::uint64_t cookie) override;
     int progress(Events& events) override;
+    // A zero-length RDMA Write (no key or address is checked for one): its
+    // acknowledgement proves the peer's port reachable; after the retries
+    // (init.cpp) it fails and the peer is reported.
+    void probe(int peer) override;
+    std::vector<Counter> counters() const override { return {{"verbs_probes", probes_}}; }
     int progress_in_signal_handler(Events& events) override;
     Armed arm() override;
     // SI_PROGRESS=interrupt: the notifier rings `word` (the rank's interrupt
@@ -141,7 +146,7 @@ class VerbsTransport final : public Transport {
 
   private:
 
-    enum class Work : std::uint64_t { receive = 1, send = 2, credit = 3, rdma = 4 };
+    enum class Work : std::uint64_t { receive = 1, send = 2, credit = 3, rdma = 4, probe = 5 };
     static std::uint64_t work_id(Work kind, int peer, std::uint32_t low) {
         return static_cast<std::uint64_t>(kind) << 56 | static_cast<std::uint64_t>(peer) << 32 |
                low;
@@ -158,6 +163,7 @@ class VerbsTransport final : public Transport {
         std::uint64_t sends_done = 0;
         int sq_used = 0;  // work requests in its send queue
         bool failed = false;
+        bool probing = false;  // a liveness probe in its send queue
         // The signal pass (signal_passes_) that left a message of it in stash_.
         std::uint32_t held_in_pass = 0;
     };
@@ -227,6 +233,7 @@ class VerbsTransport final : public Transport {
     int sq_depth_ = 0;
     int rd_atomic_ = 1;
     int credit_threshold_ = 1;
+    std::uint64_t probes_ = 0;  // liveness probes posted
     std::size_t max_chunk_ = 0;  // largest message the port carries (an RDMA is split)
 
     std::vector<Peer> peers_;
