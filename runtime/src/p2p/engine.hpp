@@ -446,11 +446,11 @@ class Engine final : private transport::Events {
     void finish_rendezvous(Request* request);
     void complete(Request* request);
     std::chrono::steady_clock::time_point expected_end(const Request* request) const;
-    // True while `request` is being written by its sender, for at most
-    // kLongestTransferSpin from the first call (`until` remembers it).
     // Once per kProbePeriod (wait.cpp) of a blocked call: asks the transport
     // of every peer an unfinished request waits for to probe it.
     void probe_due(std::chrono::steady_clock::time_point& next);
+    // True while `request` is being written by its sender, for at most
+    // kLongestTransferSpin from the first call (`until` remembers it).
     bool awaiting_delivery(const Request* request,
                            std::optional<std::chrono::steady_clock::time_point>& until) const;
     // Direct delivery on shared memory (direct.cpp).

@@ -33,7 +33,9 @@ int ghost_domain_size(int nranks);
 /* Reduces the error count to rank 0 and gathers every rank's `note` there,
  * finalizes, and on rank 0 adds what `check` finds in the counters of all
  * `nranks` ranks (NULL: nothing), prints "No Errors" or "Found N errors", and
- * removes the files. Returns the exit status for main. */
+ * removes the files. With MTEST_REMOTE_STATS set (ranks on other nodes, whose
+ * files rank 0 cannot see) it neither checks nor removes them: the caller
+ * does, on each node. Returns the exit status for main. */
 int stats_finish(int errors, int note, int (*check)(int nranks, const int* notes));
 
 #endif
