@@ -5,6 +5,10 @@
 # show a file another guest made). Hydra's manual launcher needs exactly this:
 # its proxies, one per node, started by hand.
 busybox nc -ll -p 7000 -e /bin/sh &
+listener=$!
 echo "agent: $(hostname) listens on 7000"
 while [ ! -e /tmp/agent-stop ]; do sleep 1; done
+# The listener holds the guest's output pipe open: the guest powers off only
+# once it is gone.
+kill "$listener"
 echo "agent: stop"

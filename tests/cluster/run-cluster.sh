@@ -40,8 +40,10 @@ run=$(mktemp -d "$build/cluster/run.XXXXXX")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 pids=""
+# Each node's run-guest.sh leads a session of its own (setsid); `timeout`
+# puts QEMU in a process group of its own within it, so the whole session goes.
 cleanup() {
-    for pid in $pids; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+    for pid in $pids; do pkill -TERM -s "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 
@@ -55,8 +57,8 @@ driver=$!
 i=2
 while [ "$i" -le "$nodes" ]; do
     sleep 1
-    # A session of its own: if node 1 ends without stopping it, its whole
-    # group (run-guest.sh, timeout, QEMU) goes.
+    # A session of its own: if node 1 ends without stopping it, all of it
+    # (run-guest.sh, timeout, QEMU) goes (cleanup).
     setsid "$project/tests/vm/run-guest.sh" --build "$build" --timeout "$timeout" --node "$i" \
         --net "socket,id=n0,connect=127.0.0.1:$port" -- \
         sh "$here/agent.sh" >"$run/node$i.log" 2>&1 &
