@@ -192,6 +192,7 @@ Device open_device(const std::string& why) {
             best_rank = rank;
             device.gid_index = index;
             device.gid = entry.gid;
+            device.gid_kind = rank;
         }
     }
     if (device.gid_index < 0) {
@@ -202,6 +203,33 @@ Device open_device(const std::string& why) {
             device.name, device.port);
     }
     return device;
+}
+
+namespace {
+
+std::string port_words(bool ethernet, int gid_kind, int gid_index, const std::string& device) {
+    static constexpr const char* kKinds[] = {"?", "RoCE v1", "RoCE v2 (IPv6)", "RoCE v2 (IPv4)"};
+    if (!ethernet) return fmt::format("an InfiniBand port of {}", device);
+    return fmt::format("a {} GID (index {} of {})", kKinds[gid_kind >= 0 && gid_kind <= 3 ? gid_kind : 0],
+                       gid_index, device);
+}
+
+}  // namespace
+
+std::optional<std::string> address_mismatch(const Device& mine, bool their_ethernet,
+                                            int their_gid_kind, int their_gid_index,
+                                            const std::string& their_device, int peer) {
+    if (mine.ethernet == their_ethernet && (!mine.ethernet || mine.gid_kind == their_gid_kind))
+        return std::nullopt;
+    return fmt::format(
+        "rank {} is addressed by {}, this rank by {}: the two cannot reach each other. {}", peer,
+        port_words(their_ethernet, their_gid_kind, their_gid_index, their_device),
+        port_words(mine.ethernet, mine.gid_kind, mine.gid_index, mine.name),
+        mine.ethernet != their_ethernet
+            ? "Run the job on one fabric (InfiniBand or RoCE) on every node."
+            : "Give every node's RoCE interface the same kind of address (an IPv4 address gives a "
+              "RoCE v2 IPv4 GID, which the runtime prefers), or check `show_gids` / `ibv_devinfo "
+              "-v` on both.");
 }
 
 void close_device(Device& device) {
@@ -384,10 +412,11 @@ void VerbsTransport::set_up(bootstrap::Bootstrap& bootstrap, std::vector<int> pe
         bootstrap.put(fmt::format("verbs-{}-{}", bootstrap.rank(), peer.rank),
                       fmt::format("{:x}:{:x}", peer.qp->qp_num, peer.psn));
     }
-    bootstrap.put(
-        fmt::format("verbs-{}", bootstrap.rank()),
-        fmt::format("{:x}:{:x}:{}", device_.port_attr.lid,
-                    static_cast<int>(device_.port_attr.active_mtu), gid_hex(device_.gid)));
+    bootstrap.put(fmt::format("verbs-{}", bootstrap.rank()),
+                  fmt::format("{:x}:{:x}:{}:{:x}:{:x}:{:x}:{}", device_.port_attr.lid,
+                              static_cast<int>(device_.port_attr.active_mtu), gid_hex(device_.gid),
+                              device_.ethernet ? 1 : 0, device_.gid_kind,
+                              std::max(device_.gid_index, 0), device_.name));
 }
 
 void VerbsTransport::connect(bootstrap::Bootstrap& bootstrap) {
@@ -396,9 +425,23 @@ void VerbsTransport::connect(bootstrap::Bootstrap& bootstrap) {
         const std::vector<std::string> address = split(bootstrap.get(address_key));
         const std::string qp_key = fmt::format("verbs-{}-{}", peer.rank, bootstrap.rank());
         const std::vector<std::string> qp = split(bootstrap.get(qp_key));
-        if (address.size() != 3 || address[2].size() != 32 || qp.size() != 2)
+        if (address.size() != 7 || address[2].size() != 32 || qp.size() != 2)
             fail("verbs: bad connection data from rank {} (a different runtime version?)",
                  peer.rank);
+        if (auto problem = address_mismatch(
+                device_, hex_number(address[3], address_key) != 0,
+                static_cast<int>(hex_number(address[4], address_key)),
+                static_cast<int>(hex_number(address[5], address_key)), address[6], peer.rank))
+            fail("verbs: {}", *problem);
+        const std::uint64_t their_mtu = hex_number(address[1], address_key);
+        if (their_mtu != static_cast<std::uint64_t>(device_.port_attr.active_mtu) && !mtu_named_) {
+            mtu_named_ = true;
+            log::warn("verbs: rank {}'s port ({}) has an active MTU of {} bytes, this rank's ({}) "
+                      "{}: connections between them use the smaller; set the same MTU on every "
+                      "node for the full packet size",
+                      peer.rank, address[6], 128 << their_mtu, device_.name,
+                      128 << static_cast<int>(device_.port_attr.active_mtu));
+        }
 
         ibv_qp_attr rtr{};
         rtr.qp_state = IBV_QPS_RTR;

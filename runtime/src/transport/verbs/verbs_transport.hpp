@@ -69,7 +69,17 @@ struct Device {
     bool ethernet = false;  // RoCE: addressed by GID, not by LID
     int gid_index = -1;
     ibv_gid gid{};
+    // RoCE: what the GID is, as open_device ranks it: 1 RoCE v1, 2 RoCE v2
+    // over IPv6, 3 RoCE v2 over IPv4 (0 on InfiniBand).
+    int gid_kind = 0;
 };
+
+// Why a port addressed as `theirs` (rank `peer`'s) cannot carry a connection
+// from one addressed as `mine`: another link layer, or another kind of GID,
+// whose packets the other side drops; nothing when they match.
+std::optional<std::string> address_mismatch(const Device& mine, bool their_ethernet,
+                                            int their_gid_kind, int their_gid_index,
+                                            const std::string& their_device, int peer);
 
 // Opens the first RDMA device with an ACTIVE port and picks its address
 // (on RoCE the RoCE v2 GID of an IPv4 address if there is one). Throws
@@ -234,6 +244,7 @@ class VerbsTransport final : public Transport {
     int rd_atomic_ = 1;
     int credit_threshold_ = 1;
     std::uint64_t probes_ = 0;  // liveness probes posted
+    bool mtu_named_ = false;    // a peer's other MTU was reported (once per rank)
     std::size_t max_chunk_ = 0;  // largest message the port carries (an RDMA is split)
 
     std::vector<Peer> peers_;

@@ -45,5 +45,29 @@ TEST(VerbsDevice, MemlockLimitHighEnoughOrPrivileged) {
     EXPECT_FALSE(memlock_problem(64 * 1024, 3 << 20, true).has_value());  // CAP_IPC_LOCK
 }
 
+TEST(VerbsDevice, AnAddressOfAnotherKindIsNamedWithBothSides) {
+    Device mine;
+    mine.name = "mlx5_1";
+    mine.ethernet = true;
+    mine.gid_kind = 3;  // RoCE v2 over IPv4
+    mine.gid_index = 3;
+    EXPECT_FALSE(address_mismatch(mine, true, 3, 1, "rxe0", 1).has_value());  // index may differ
+    const auto v1 = address_mismatch(mine, true, 1, 0, "mlx5_0", 7);
+    ASSERT_TRUE(v1.has_value());
+    EXPECT_NE(v1->find("rank 7 is addressed by a RoCE v1 GID (index 0 of mlx5_0)"),
+              std::string::npos)
+        << *v1;
+    EXPECT_NE(v1->find("this rank by a RoCE v2 (IPv4) GID (index 3 of mlx5_1)"), std::string::npos)
+        << *v1;
+    EXPECT_NE(v1->find("IPv4 address"), std::string::npos) << *v1;
+    const auto fabric = address_mismatch(mine, false, 0, 0, "mlx5_2", 2);
+    ASSERT_TRUE(fabric.has_value());
+    EXPECT_NE(fabric->find("an InfiniBand port of mlx5_2"), std::string::npos) << *fabric;
+    EXPECT_NE(fabric->find("one fabric"), std::string::npos) << *fabric;
+    Device ib;
+    ib.name = "mlx5_0";
+    EXPECT_FALSE(address_mismatch(ib, false, 0, 0, "mlx5_0", 1).has_value());
+}
+
 }  // namespace
 }  // namespace si::transport::verbs
