@@ -85,20 +85,8 @@ passes() {
     job "$@" && grep -q '^No Errors' /tmp/job.out
 }
 
-failed=""
-step() {
-    name=$1
-    shift
-    case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
-    t0=$(date +%s)
-    echo "==== $name"
-    if "$@"; then
-        echo "==== $name: PASS ($(($(date +%s) - t0)) s)"
-    else
-        echo "==== $name: FAIL ($(($(date +%s) - t0)) s)"
-        failed="$failed $name"
-    fi
-}
+steps=$only
+. "$project/tests/vm/step.sh"
 
 step_devices() {
     i=1

@@ -53,19 +53,7 @@ wait_active() {
     return 1
 }
 
-failed=""
-step() {
-    name=$1
-    shift
-    t0=$(date +%s)
-    echo "==== $name"
-    if "$@"; then
-        echo "==== $name: PASS ($(($(date +%s) - t0)) s)"
-    else
-        echo "==== $name: FAIL ($(($(date +%s) - t0)) s)"
-        failed="$failed $name"
-    fi
-}
+. "$(dirname "$0")/step.sh"
 
 counter() { awk -v k="$1" '$1 == k { print $2 }' "$stats"; }
 
